@@ -1,0 +1,46 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import cookie from '@fastify/cookie'
+import type { Config } from './config.ts'
+import type { RateLimit } from './lib/rate-limit.ts'
+import auth from './plugins/auth.ts'
+import body, { FORM_BODY_LIMIT } from './plugins/body.ts'
+import database from './plugins/database.ts'
+import errors from './plugins/errors.ts'
+import passwords from './plugins/passwords.ts'
+import security from './plugins/security.ts'
+import views from './plugins/views.ts'
+import routes from './routes/index.ts'
+
+export interface AppOptions {
+  config: Config
+  logger?: FastifyServerOptions['logger']
+  passwordCost?: number
+  signInLimit?: RateLimit
+}
+
+// Builds the whole application without listening; main.ts listens, tests inject.
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config } = options
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: FORM_BODY_LIMIT,
+    trustProxy: 'loopback,uniquelocal',
+    routerOptions: { maxParamLength: 1000 },
+    connectionTimeout: 60_000,
+    requestTimeout: 60_000,
+    keepAliveTimeout: 65_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  })
+
+  await app.register(errors)
+  await app.register(cookie)
+  await app.register(body)
+  await app.register(database, { config })
+  await app.register(security, { config })
+  await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost })
+  await app.register(auth, { config })
+  await app.register(views, { config })
+  await app.register(routes, { signInLimit: options.signInLimit })
+  return app
+}

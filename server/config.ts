@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { validateVapidKeys } from './lib/vapid.ts'
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+
+export interface Config {
+  readonly secretKeyBase: string
+  readonly secretKeyBaseSource: 'env' | 'storage' | 'generated'
+  readonly httpPort: number
+  readonly httpBind: string
+  readonly storagePath: string
+  readonly environment: string
+  readonly databasePath: string
+  readonly filesPath: string
+  readonly disableSsl: boolean
+  readonly version: string
+  readonly revision: string
+  readonly vapid: { readonly publicKey: string; readonly privateKey: string } | null
+  readonly vapidProblem: string | null
+  readonly logLevel: LogLevel
+  readonly synchronous: 'NORMAL' | 'FULL'
+  readonly passwordWorkers: number
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+export function loadConfig(env: Env = process.env): Config {
+  const storagePath = resolve(env.CAMPFIRE_STORAGE_PATH || 'storage')
+  const environment = env.RAILS_ENV || 'production'
+  const vapid = readVapid(env)
+  const secret = readSecretKeyBase(env, storagePath)
+  return Object.freeze({
+    secretKeyBase: secret.value,
+    secretKeyBaseSource: secret.source,
+    httpPort: readPort(env.HTTP_PORT),
+    httpBind: env.HTTP_BIND || '0.0.0.0',
+    storagePath,
+    environment,
+    databasePath: join(storagePath, 'db', `${environment}.sqlite3`),
+    filesPath: join(storagePath, 'files'),
+    disableSsl: isTrue(env.DISABLE_SSL),
+    version: env.APP_VERSION || env.GIT_REVISION || '0',
+    revision: env.GIT_REVISION || env.APP_VERSION || '0',
+    vapid: vapid.keys,
+    vapidProblem: vapid.problem,
+    logLevel: readLogLevel(env.LOG_LEVEL || env.RAILS_LOG_LEVEL),
+    synchronous: readSynchronous(env.CAMPFIRE_SYNCHRONOUS),
+    passwordWorkers: readPositive(env.JOB_CONCURRENCY, 2),
+  })
+}
+
+function isTrue(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim())
+}
+
+function readPort(value: string | undefined): number {
+  if (!value) return 3000
+  const port = Number(value)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`HTTP_PORT must be a port number, got "${value}"`)
+  return port
+}
+
+function readPositive(value: string | undefined, fallback: number): number {
+  const n = Number(value)
+  return Number.isInteger(n) && n > 0 ? n : fallback
+}
+
+function readLogLevel(value: string | undefined): LogLevel {
+  const level = (value || 'info').toLowerCase() as LogLevel
+  if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`)
+  return level
+}
+
+function readSynchronous(value: string | undefined): 'NORMAL' | 'FULL' {
+  const mode = (value || 'NORMAL').toUpperCase()
+  if (mode !== 'NORMAL' && mode !== 'FULL') throw new ConfigError(`CAMPFIRE_SYNCHRONOUS must be NORMAL or FULL, got "${value}"`)
+  return mode
+}
+
+function readVapid(env: Env) {
+  const publicKey = env.VAPID_PUBLIC_KEY?.trim()
+  const privateKey = env.VAPID_PRIVATE_KEY?.trim()
+  if (!publicKey && !privateKey) return { keys: null, problem: 'VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY are not set' }
+  const problem = validateVapidKeys(publicKey ?? '', privateKey ?? '')
+  return problem ? { keys: null, problem } : { keys: { publicKey: publicKey!, privateKey: privateKey! }, problem: null }
+}
+
+// A missing SECRET_KEY_BASE is generated once and kept in storage so restarts keep people
+// signed in; CAMPFIRE_REQUIRE_SECRET_KEY_BASE turns that off for deployments that want the env var.
+function readSecretKeyBase(env: Env, storagePath: string): { value: string; source: Config['secretKeyBaseSource'] } {
+  const fromEnv = env.SECRET_KEY_BASE?.trim()
+  if (fromEnv) {
+    if (fromEnv.length < 32) throw new ConfigError('SECRET_KEY_BASE must be at least 32 characters (generate one with: openssl rand -hex 64)')
+    return { value: fromEnv, source: 'env' }
+  }
+  if (isTrue(env.CAMPFIRE_REQUIRE_SECRET_KEY_BASE)) {
+    throw new ConfigError('SECRET_KEY_BASE is required but not set (generate one with: openssl rand -hex 64)')
+  }
+  const file = join(storagePath, 'secret_key_base')
+  if (existsSync(file)) {
+    const stored = readFileSync(file, 'utf8').trim()
+    if (stored.length >= 32) return { value: stored, source: 'storage' }
+    throw new ConfigError(`${file} does not hold a usable secret; delete it or set SECRET_KEY_BASE`)
+  }
+  try {
+    mkdirSync(storagePath, { recursive: true })
+    const value = randomBytes(64).toString('hex')
+    writeFileSync(file, value + '\n', { mode: 0o600, flag: 'wx' })
+    return { value, source: 'generated' }
+  } catch (error) {
+    throw new ConfigError(`SECRET_KEY_BASE is not set and ${file} cannot be written (${(error as Error).message}); set SECRET_KEY_BASE`)
+  }
+}

@@ -1,0 +1,64 @@
+import BetterSqlite3 from 'better-sqlite3'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+
+export type Connection = BetterSqlite3.Database
+
+export interface OpenOptions {
+  readonly?: boolean
+  synchronous?: 'NORMAL' | 'FULL'
+}
+
+// WAL with synchronous=NORMAL: a committed transaction is in the WAL file before COMMIT
+// returns, so it survives the process being killed; only an OS crash or power loss can
+// lose the last commits. CAMPFIRE_SYNCHRONOUS=FULL adds an fsync per commit for that case.
+export function openConnection(path: string, options: OpenOptions = {}): Connection {
+  if (!options.readonly) mkdirSync(dirname(path), { recursive: true })
+  const db = new BetterSqlite3(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false })
+  db.pragma('busy_timeout = 5000')
+  if (!options.readonly) db.pragma('journal_mode = WAL')
+  db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`)
+  db.pragma('foreign_keys = ON')
+  db.pragma('cache_size = -16000')
+  db.pragma('mmap_size = 0')
+  db.pragma('journal_size_limit = 67108864')
+  db.pragma('wal_autocheckpoint = 16384')
+  return db
+}
+
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
+
+export function readMigrations(dir: string): Migration[] {
+  return readdirSync(dir)
+    .filter((file) => /^\d{3}-[\w-]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({ version: Number(file.slice(0, 3)), name: file, sql: readFileSync(join(dir, file), 'utf8') }))
+}
+
+function tableExists(db: Connection, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
+}
+
+// Our position is PRAGMA user_version, which Rails never reads. A database that Rails created
+// already holds the upstream schema, so it counts as past 001 and only gets what it lacks.
+export function migrate(db: Connection, dir: string): string[] {
+  const applied: string[] = []
+  let current = db.pragma('user_version', { simple: true }) as number
+  if (current === 0 && tableExists(db, 'accounts')) {
+    db.pragma('user_version = 1')
+    current = 1
+  }
+  for (const migration of readMigrations(dir)) {
+    if (migration.version <= current) continue
+    db.transaction(() => {
+      db.exec(migration.sql)
+      db.pragma(`user_version = ${migration.version}`)
+    }).immediate()
+    applied.push(migration.name)
+  }
+  return applied
+}

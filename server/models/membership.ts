@@ -1,0 +1,44 @@
+import type { Connection } from './database.ts'
+import { dbTime } from '../lib/time.ts'
+
+export const INVOLVEMENTS = ['invisible', 'nothing', 'mentions', 'everything'] as const
+export type Involvement = (typeof INVOLVEMENTS)[number]
+
+export function memberships(db: Connection) {
+  const grant = db.prepare(
+    `INSERT INTO memberships (room_id, user_id, involvement, connections, created_at, updated_at)
+     VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT (room_id, user_id) DO NOTHING`,
+  )
+  const grantOpenRoomsTo = db.prepare(
+    `INSERT INTO memberships (room_id, user_id, involvement, connections, created_at, updated_at)
+     SELECT rooms.id, ?, 'mentions', 0, ?, ? FROM rooms WHERE rooms.type = 'Rooms::Open'
+     ON CONFLICT (room_id, user_id) DO NOTHING`,
+  )
+  const grantToActiveUsers = db.prepare(
+    `INSERT INTO memberships (room_id, user_id, involvement, connections, created_at, updated_at)
+     SELECT ?, users.id, 'mentions', 0, ?, ? FROM users WHERE users.status = 0
+     ON CONFLICT (room_id, user_id) DO NOTHING`,
+  )
+  const disconnectAll = db.prepare('UPDATE memberships SET connections = 0, connected_at = NULL WHERE connected_at IS NOT NULL OR connections != 0')
+
+  return {
+    grant(roomId: number, userId: number, involvement: Involvement = 'mentions'): void {
+      const now = dbTime()
+      grant.run(roomId, userId, involvement, now, now)
+    },
+
+    // New people join every open room, in one statement.
+    grantOpenRoomsTo(userId: number): void {
+      const now = dbTime()
+      grantOpenRoomsTo.run(userId, now, now)
+    },
+
+    grantToActiveUsers(roomId: number): void {
+      const now = dbTime()
+      grantToActiveUsers.run(roomId, now, now)
+    },
+
+    // At boot nobody is connected yet, whatever the last process left behind.
+    disconnectAll: (): number => disconnectAll.run().changes,
+  }
+}

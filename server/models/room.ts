@@ -1,0 +1,37 @@
+import type { Connection } from './database.ts'
+import { dbTime } from '../lib/time.ts'
+
+export const ROOM_TYPES = { open: 'Rooms::Open', closed: 'Rooms::Closed', direct: 'Rooms::Direct' } as const
+export type RoomType = (typeof ROOM_TYPES)[keyof typeof ROOM_TYPES]
+
+export interface RoomRow {
+  id: number
+  name: string | null
+  type: RoomType
+  creator_id: number
+  created_at: string
+  updated_at: string
+}
+
+const COLUMNS = 'rooms.id, rooms.name, rooms.type, rooms.creator_id, rooms.created_at, rooms.updated_at'
+
+export function rooms(db: Connection) {
+  const insert = db.prepare('INSERT INTO rooms (name, type, creator_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+  const findForUser = db.prepare<[number, number], RoomRow>(
+    `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE rooms.id = ? AND memberships.user_id = ?`,
+  )
+  const oldestForUser = db.prepare<[number], RoomRow>(
+    `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id
+     WHERE memberships.user_id = ? ORDER BY rooms.created_at, rooms.id LIMIT 1`,
+  )
+
+  return {
+    create(name: string | null, type: RoomType, creatorId: number): number {
+      const now = dbTime()
+      return Number(insert.run(name, type, creatorId, now, now).lastInsertRowid)
+    },
+
+    findForUser: (roomId: number, userId: number): RoomRow | undefined => findForUser.get(roomId, userId),
+    oldestForUser: (userId: number): RoomRow | undefined => oldestForUser.get(userId),
+  }
+}

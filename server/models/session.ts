@@ -1,0 +1,51 @@
+import type { Connection } from './database.ts'
+import { dbTime, parseDbTime } from '../lib/time.ts'
+import { secureToken } from '../lib/tokens.ts'
+
+export interface SessionRow {
+  id: number
+  user_id: number
+  token: string
+  last_active_at: string
+}
+
+const REFRESH_AFTER_MS = 60 * 60 * 1000
+
+export function sessions(db: Connection) {
+  const insert = db.prepare(
+    'INSERT INTO sessions (user_id, token, ip_address, user_agent, last_active_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  )
+  const findByToken = db.prepare<[string], SessionRow>('SELECT id, user_id, token, last_active_at FROM sessions WHERE token = ?')
+  const touch = db.prepare('UPDATE sessions SET last_active_at = ?, ip_address = ?, user_agent = ?, updated_at = ? WHERE id = ?')
+  const destroyByToken = db.prepare('DELETE FROM sessions WHERE token = ?')
+
+  return {
+    start(userId: number, ipAddress: string | null, userAgent: string | null): string {
+      const token = secureToken()
+      const now = dbTime()
+      insert.run(userId, token, ipAddress, truncate(userAgent), now, now, now)
+      return token
+    },
+
+    findByToken: (token: string): SessionRow | undefined => findByToken.get(token),
+
+    // Activity is recorded at most once an hour, as upstream does.
+    needsRefresh(session: SessionRow, nowMs = Date.now()): boolean {
+      const last = parseDbTime(session.last_active_at)
+      return last === null || nowMs - last > REFRESH_AFTER_MS
+    },
+
+    refresh(sessionId: number, ipAddress: string | null, userAgent: string | null): void {
+      const now = dbTime()
+      touch.run(now, ipAddress, truncate(userAgent), now, sessionId)
+    },
+
+    end(token: string): void {
+      destroyByToken.run(token)
+    },
+  }
+}
+
+function truncate(value: string | null): string | null {
+  return value === null ? null : value.slice(0, 512)
+}

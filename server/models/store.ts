@@ -1,0 +1,50 @@
+import { migrate, openConnection, type Connection } from './database.ts'
+import { createModels, type Models } from './index.ts'
+import { Writer } from '../lib/writer.ts'
+
+export interface StoreOptions {
+  path: string
+  migrationsDir: string
+  synchronous?: 'NORMAL' | 'FULL'
+}
+
+// Two connections to one SQLite file: the writer owns every write (through the queue),
+// the reader serves GETs, each inside one read transaction.
+export class Store {
+  readonly writeDb: Connection
+  readonly readDb: Connection
+  readonly writer: Writer<Models>
+  readonly appliedMigrations: string[]
+  private readonly readModels: Models
+  private readonly readTransaction: { deferred: <T>(fn: (models: Models) => T) => T }
+
+  constructor(options: StoreOptions) {
+    this.writeDb = openConnection(options.path, { synchronous: options.synchronous })
+    this.appliedMigrations = migrate(this.writeDb, options.migrationsDir)
+    this.readDb = openConnection(options.path, { synchronous: options.synchronous })
+    this.readDb.pragma('query_only = ON')
+    this.readModels = createModels(this.readDb)
+    this.writer = new Writer(this.writeDb, createModels(this.writeDb))
+    const models = this.readModels
+    this.readTransaction = this.readDb.transaction(<T>(fn: (m: Models) => T): T => fn(models)) as never
+  }
+
+  read<T>(fn: (models: Models) => T): T {
+    return this.readTransaction.deferred(fn)
+  }
+
+  write<T>(fn: (models: Models) => T): Promise<T> {
+    return this.writer.write(fn)
+  }
+
+  // Runs a write at once, outside the queue; only for boot-time housekeeping.
+  writeNow<T>(fn: (models: Models) => T): T {
+    return this.writer.writeNow(fn)
+  }
+
+  close(): void {
+    this.writer.close()
+    this.readDb.close()
+    this.writeDb.close()
+  }
+}

@@ -1,0 +1,58 @@
+import type { Connection } from './database.ts'
+import { dbTime } from '../lib/time.ts'
+
+export const ROLES = { member: 0, administrator: 1, bot: 2 } as const
+export const STATUSES = { active: 0, deactivated: 1, banned: 2 } as const
+
+export interface UserRow {
+  id: number
+  name: string
+  email_address: string | null
+  password_digest: string | null
+  role: number
+  status: number
+  bio: string | null
+  updated_at: string
+}
+
+export interface NewUser {
+  name: string
+  emailAddress: string
+  passwordDigest: string
+  role?: number
+}
+
+const COLUMNS = 'id, name, email_address, password_digest, role, status, bio, updated_at'
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase()
+}
+
+export function isAdministrator(user: Pick<UserRow, 'role'>): boolean {
+  return user.role === ROLES.administrator
+}
+
+export function users(db: Connection) {
+  const find = db.prepare<[number], UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = ?`)
+  const findActiveByEmail = db.prepare<[string], UserRow>(
+    `SELECT ${COLUMNS} FROM users WHERE email_address = ? COLLATE NOCASE AND status = 0 AND role != 2 LIMIT 1`,
+  )
+  const anyExists = db.prepare('SELECT 1 FROM users LIMIT 1').pluck()
+  const firstAdministrator = db.prepare<[], UserRow>(`SELECT ${COLUMNS} FROM users WHERE role = 1 AND status = 0 ORDER BY id LIMIT 1`)
+  const insert = db.prepare(
+    'INSERT INTO users (name, email_address, password_digest, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)',
+  )
+
+  return {
+    find: (id: number): UserRow | undefined => find.get(id),
+    findActiveByEmail: (email: string): UserRow | undefined => findActiveByEmail.get(normalizeEmail(email)),
+    anyExist: (): boolean => anyExists.get() !== undefined,
+    firstAdministrator: (): UserRow | undefined => firstAdministrator.get(),
+
+    create(user: NewUser): number {
+      const now = dbTime()
+      const role = user.role ?? ROLES.member
+      return Number(insert.run(user.name.trim(), normalizeEmail(user.emailAddress), user.passwordDigest, role, now, now).lastInsertRowid)
+    },
+  }
+}

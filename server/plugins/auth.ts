@@ -1,0 +1,118 @@
+import fp from 'fastify-plugin'
+import { LRUCache } from 'lru-cache'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Config } from '../config.ts'
+import { RailsSigning } from '../lib/rails/signing.ts'
+import type { SessionRow } from '../models/session.ts'
+import { STATUSES, type UserRow } from '../models/user.ts'
+import { isHttps } from './security.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    signing: RailsSigning
+  }
+  interface FastifyRequest {
+    user: UserRow | null
+    session: SessionRow | null
+  }
+  interface FastifyReply {
+    startSession(userId: number): Promise<void>
+    endSession(): Promise<void>
+    requireSignIn(): FastifyReply
+  }
+  interface FastifyContextConfig {
+    allowUnauthenticated?: boolean
+  }
+}
+
+export const SESSION_COOKIE = 'session_token'
+export const RETURN_TO_COOKIE = 'return_to_after_authenticating'
+const TWENTY_YEARS_S = 20 * 365 * 24 * 60 * 60
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+export function safeReturnPath(path: string | undefined): string | null {
+  if (!path || !path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\')) return null
+  return /^[\x21-\x7e]*$/.test(path) ? path : null
+}
+
+function acceptsHtml(request: FastifyRequest): boolean {
+  const accept = String(request.headers.accept ?? '')
+  return accept === '' || accept.includes('text/html') || accept.includes('*/*')
+}
+
+// Authentication is on for every route; a route opts out with config.allowUnauthenticated.
+export default fp(
+  async function auth(app, options: { config: Config }) {
+    const signing = new RailsSigning(options.config.secretKeyBase)
+    const verifiedCookies = new LRUCache<string, string>({ max: 10_000, ttl: 10 * 60 * 1000 })
+    app.decorate('signing', signing)
+    app.decorateRequest('user', null)
+    app.decorateRequest('session', null)
+
+    function sessionToken(request: FastifyRequest): string | undefined {
+      const signed = request.cookies[SESSION_COOKIE]
+      if (!signed) return undefined
+      let token = verifiedCookies.get(signed)
+      if (token === undefined) {
+        token = signing.verifyCookie(SESSION_COOKIE, signed)
+        if (token !== undefined) verifiedCookies.set(signed, token)
+      }
+      return token
+    }
+
+    function cookieOptions(request: FastifyRequest) {
+      return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: isHttps(request) }
+    }
+
+    app.addHook('onRequest', async (request, reply) => {
+      if (UNSAFE.has(request.method) && app.store.read((m) => m.bans.isBanned(request.ip))) {
+        return reply.sendError(429, 'Too many requests.')
+      }
+      const token = sessionToken(request)
+      if (token) {
+        const found = app.store.read((m) => {
+          const session = m.sessions.findByToken(token)
+          const user = session ? m.users.find(session.user_id) : undefined
+          return session && user && user.status === STATUSES.active ? { session, user } : null
+        })
+        if (found) {
+          request.session = found.session
+          request.user = found.user
+          if (app.store.read((m) => m.sessions.needsRefresh(found.session))) {
+            const ua = request.headers['user-agent'] ?? null
+            app.store.write((m) => m.sessions.refresh(found.session.id, request.ip, ua)).catch((err) => request.log.warn({ err }, 'session refresh failed'))
+          }
+        }
+      }
+      if (request.user || request.routeOptions.config.allowUnauthenticated || request.is404) return
+      return reply.requireSignIn()
+    })
+
+    app.decorateReply('requireSignIn', function (this: FastifyReply) {
+      const request = this.request
+      if (request.method === 'GET' && acceptsHtml(request)) {
+        const path = safeReturnPath(request.url)
+        if (path) this.setCookie(RETURN_TO_COOKIE, path, { ...cookieOptions(request), maxAge: 60 * 60 })
+        return this.redirect('/session/new', 302)
+      }
+      return this.sendError(401)
+    })
+
+    app.decorateReply('startSession', async function (this: FastifyReply, userId: number) {
+      const request = this.request
+      const ua = request.headers['user-agent'] ?? null
+      const token = await app.store.write((m) => m.sessions.start(userId, request.ip, ua))
+      this.setCookie(SESSION_COOKIE, signing.signCookie(SESSION_COOKIE, token), { ...cookieOptions(request), maxAge: TWENTY_YEARS_S })
+    })
+
+    app.decorateReply('endSession', async function (this: FastifyReply) {
+      const request = this.request
+      const token = request.session?.token
+      if (token) await app.store.write((m) => m.sessions.end(token))
+      request.session = null
+      request.user = null
+      this.clearCookie(SESSION_COOKIE, cookieOptions(request))
+    })
+  },
+  { name: 'auth', dependencies: ['database', 'errors'] },
+)

@@ -1,0 +1,36 @@
+import fp from 'fastify-plugin'
+import { Piscina } from 'piscina'
+import type { PasswordTask } from '../workers/password.ts'
+
+export interface Passwords {
+  hash(password: string): Promise<string>
+  verify(password: string, digest: string | null): Promise<boolean>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    passwords: Passwords
+  }
+}
+
+// bcrypt runs on worker threads; the queue is bounded so a flood of sign-ins waits or is
+// refused instead of growing without limit.
+export default fp(
+  async function passwords(app, options: { threads: number; cost?: number }) {
+    const pool = new Piscina({
+      filename: new URL('../workers/password.ts', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: Math.max(1, options.threads),
+      maxQueue: 256,
+    })
+    const cost = options.cost ?? 12
+    app.decorate('passwords', {
+      hash: (password: string) => pool.run({ op: 'hash', password, cost } satisfies PasswordTask) as Promise<string>,
+      verify: (password: string, digest: string | null) => pool.run({ op: 'verify', password, digest } satisfies PasswordTask) as Promise<boolean>,
+    })
+    app.addHook('onClose', async () => {
+      await pool.destroy()
+    })
+  },
+  { name: 'passwords' },
+)

@@ -1,0 +1,24 @@
+import type { FastifyInstance, RouteHandlerMethod, RouteShorthandOptions } from 'fastify'
+
+type Verb = 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+const OVERRIDES = new Set(['PUT', 'PATCH', 'DELETE'])
+
+// HTML forms can only POST, so Rails forms carry "_method=delete" and the like. For a URL we
+// register every verb's handler, plus one POST route that dispatches on _method.
+export function resourceRoutes(app: FastifyInstance, url: string, handlers: Partial<Record<Verb, RouteHandlerMethod>>, options: RouteShorthandOptions = {}) {
+  for (const [verb, handler] of Object.entries(handlers) as [Verb, RouteHandlerMethod][]) {
+    if (verb !== 'POST') app.route({ ...options, method: verb, url, handler })
+  }
+  app.route({
+    ...options,
+    method: 'POST',
+    url,
+    handler(request, reply) {
+      const override = String((request.body as Record<string, unknown> | undefined)?._method ?? '').toUpperCase()
+      const verb = (OVERRIDES.has(override) ? override : 'POST') as Verb
+      const handler = handlers[verb]
+      if (!handler) return reply.sendError(405)
+      return handler.call(this, request, reply)
+    },
+  })
+}
