@@ -1,0 +1,93 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createECDH } from 'node:crypto'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ConfigError, loadConfig } from '../server/config.ts'
+import { tempStorage } from './helper.ts'
+
+function vapidPair() {
+  const ecdh = createECDH('prime256v1')
+  ecdh.generateKeys()
+  return { VAPID_PUBLIC_KEY: ecdh.getPublicKey().toString('base64url'), VAPID_PRIVATE_KEY: ecdh.getPrivateKey().toString('base64url') }
+}
+
+test('defaults follow upstream: port 3000, storage/db/production.sqlite3, files under storage/files', (t) => {
+  const storage = tempStorage(t)
+  const config = loadConfig({ CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE: 'x'.repeat(64) })
+  assert.equal(config.httpPort, 3000)
+  assert.equal(config.databasePath, join(storage, 'db', 'production.sqlite3'))
+  assert.equal(config.filesPath, join(storage, 'files'))
+  assert.equal(config.version, '0')
+  assert.equal(config.disableSsl, false)
+})
+
+test('RAILS_ENV, HTTP_PORT, DISABLE_SSL, APP_VERSION and the log level are read', (t) => {
+  const storage = tempStorage(t)
+  const config = loadConfig({ CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE: 'x'.repeat(64), RAILS_ENV: 'development', HTTP_PORT: '25130', DISABLE_SSL: 'true', APP_VERSION: 'parity', RAILS_LOG_LEVEL: 'warn' })
+  assert.equal(config.databasePath, join(storage, 'db', 'development.sqlite3'))
+  assert.equal(config.httpPort, 25130)
+  assert.equal(config.disableSsl, true)
+  assert.equal(config.version, 'parity')
+  assert.equal(config.logLevel, 'warn')
+})
+
+test('GIT_REVISION is the version when APP_VERSION is absent', (t) => {
+  const config = loadConfig({ CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64), GIT_REVISION: 'abc123' })
+  assert.equal(config.version, 'abc123')
+})
+
+test('a missing SECRET_KEY_BASE is generated once and kept in storage across restarts', (t) => {
+  const storage = tempStorage(t)
+  const first = loadConfig({ CAMPFIRE_STORAGE_PATH: storage })
+  const second = loadConfig({ CAMPFIRE_STORAGE_PATH: storage })
+  assert.equal(first.secretKeyBaseSource, 'generated')
+  assert.equal(second.secretKeyBaseSource, 'storage')
+  assert.equal(first.secretKeyBase, second.secretKeyBase)
+  assert.match(first.secretKeyBase, /^[0-9a-f]{128}$/)
+  assert.equal(readFileSync(join(storage, 'secret_key_base'), 'utf8').trim(), first.secretKeyBase)
+  assert.equal(statSync(join(storage, 'secret_key_base')).mode & 0o777, 0o600)
+})
+
+test('a required but missing SECRET_KEY_BASE fails with one clear message', (t) => {
+  assert.throws(() => loadConfig({ CAMPFIRE_STORAGE_PATH: tempStorage(t), CAMPFIRE_REQUIRE_SECRET_KEY_BASE: 'true' }), (error: Error) => {
+    return error instanceof ConfigError && /SECRET_KEY_BASE is required/.test(error.message)
+  })
+})
+
+test('a SECRET_KEY_BASE that cannot be kept in storage is reported, not crashed on', (t) => {
+  const blocker = join(tempStorage(t), 'a-file')
+  writeFileSync(blocker, 'not a folder')
+  assert.throws(() => loadConfig({ CAMPFIRE_STORAGE_PATH: join(blocker, 'storage') }), (error: Error) => {
+    return error instanceof ConfigError && /cannot be written.*set SECRET_KEY_BASE/.test(error.message)
+  })
+})
+
+test('an invalid HTTP_PORT or log level is a configuration error', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  assert.throws(() => loadConfig({ ...base, HTTP_PORT: 'eighty' }), ConfigError)
+  assert.throws(() => loadConfig({ ...base, LOG_LEVEL: 'loud' }), ConfigError)
+  assert.throws(() => loadConfig({ ...base, SECRET_KEY_BASE: 'short' }), ConfigError)
+})
+
+test('a valid VAPID pair enables push', (t) => {
+  const config = loadConfig({ CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64), ...vapidPair() })
+  assert.ok(config.vapid)
+  assert.equal(config.vapidProblem, null)
+})
+
+test('invalid VAPID keys disable push and say why', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  const pair = vapidPair()
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ VAPID_PUBLIC_KEY: pair.VAPID_PUBLIC_KEY.replace(/-/g, '+') + '=', VAPID_PRIVATE_KEY: pair.VAPID_PRIVATE_KEY }, /URL-safe/],
+    [{ VAPID_PUBLIC_KEY: pair.VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY: vapidPair().VAPID_PRIVATE_KEY }, /does not match/],
+    [{ VAPID_PUBLIC_KEY: 'abc', VAPID_PRIVATE_KEY: pair.VAPID_PRIVATE_KEY }, /65 bytes/],
+    [{ VAPID_PUBLIC_KEY: pair.VAPID_PUBLIC_KEY }, /VAPID_PRIVATE_KEY is not set/],
+  ]
+  for (const [env, reason] of cases) {
+    const config = loadConfig({ ...base, ...env })
+    assert.equal(config.vapid, null)
+    assert.match(config.vapidProblem ?? '', reason)
+  }
+})

@@ -1,0 +1,93 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { migrate, openConnection, type Connection } from '../../server/models/database.ts'
+import { tempStorage } from '../helper.ts'
+
+const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url))
+const expected = JSON.parse(readFileSync(new URL('../fixtures/upstream-schema.json', import.meta.url), 'utf8'))
+const OUR_INDEXES = ['index_messages_on_room_id_and_created_at', 'index_messages_on_room_id_and_updated_at']
+
+interface Column { name: string; type: string; notnull: number; dflt_value: string | null }
+
+function describeTable(db: Connection, table: string) {
+  const columns = (db.pragma(`table_info("${table}")`) as Column[]).map((c) => ({ name: c.name, type: c.type, notnull: c.notnull, default: c.dflt_value }))
+  const indexes = (db.pragma(`index_list("${table}")`) as { name: string; unique: number; origin: string }[])
+    .filter((i) => !OUR_INDEXES.includes(i.name))
+    .map((i) => ({ name: i.name, unique: i.unique === 1, columns: (db.pragma(`index_info("${i.name}")`) as { name: string }[]).map((c) => c.name) }))
+    .sort((a, b) => a.name.localeCompare(b.name))
+  const foreignKeys = (db.pragma(`foreign_key_list("${table}")`) as { id: number; from: string; table: string; to: string }[])
+    .sort((a, b) => b.id - a.id)
+    .map((fk) => ({ column: fk.from, references_table: fk.table, references_column: fk.to }))
+  return { columns, indexes, foreignKeys }
+}
+
+function freshDatabase(t: Parameters<typeof tempStorage>[0]): Connection {
+  const db = openConnection(join(tempStorage(t), 'fresh.sqlite3'))
+  migrate(db, MIGRATIONS)
+  t.after(() => db.close())
+  return db
+}
+
+test('a fresh database has exactly the tables of the upstream schema', (t) => {
+  const db = freshDatabase(t)
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'message_search_index%' ORDER BY name").pluck().all()
+  assert.deepEqual(tables, Object.keys(expected.tables).sort())
+})
+
+test('every table has upstream columns, types, defaults, indexes and foreign keys', (t) => {
+  const db = freshDatabase(t)
+  for (const [table, spec] of Object.entries<any>(expected.tables)) {
+    const actual = describeTable(db, table)
+    assert.deepEqual(actual.columns, spec.columns, `columns of ${table}`)
+    const indexes = [...spec.indexes].sort((a: any, b: any) => a.name.localeCompare(b.name))
+    assert.deepEqual(actual.indexes, indexes, `indexes of ${table}`)
+    assert.deepEqual(actual.foreignKeys, spec.foreign_keys ?? [], `foreign keys of ${table}`)
+  }
+})
+
+test('message_search_index is an FTS5 table with the porter tokenizer and rowid = message id', (t) => {
+  const db = freshDatabase(t)
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'message_search_index'").pluck().get() as string
+  assert.match(sql, /USING fts5\s*\(\s*body\s*,\s*tokenize\s*=\s*porter\s*\)/i)
+  db.prepare('INSERT INTO message_search_index (rowid, body) VALUES (?, ?)').run(42, 'The dogs were running')
+  assert.deepEqual(db.prepare("SELECT rowid FROM message_search_index WHERE message_search_index MATCH 'run'").pluck().all(), [42])
+})
+
+test('schema_migrations records every upstream Rails migration version', (t) => {
+  const db = freshDatabase(t)
+  const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()
+  assert.deepEqual(versions, [...expected.schema_migrations].sort())
+  assert.equal(db.prepare("SELECT value FROM ar_internal_metadata WHERE key = 'environment'").pluck().get(), 'production')
+})
+
+test('our own migrations add the message page indexes', (t) => {
+  const db = freshDatabase(t)
+  const names = (db.pragma('index_list("messages")') as { name: string }[]).map((i) => i.name)
+  for (const name of OUR_INDEXES) assert.ok(names.includes(name), name)
+  const plan = db.prepare('EXPLAIN QUERY PLAN SELECT id FROM messages WHERE room_id = 1 ORDER BY created_at DESC LIMIT 40').all() as { detail: string }[]
+  assert.match(plan.map((p) => p.detail).join(' '), /index_messages_on_room_id_and_created_at/)
+})
+
+test('a database Rails created gets only the additive migrations it lacks', (t) => {
+  const path = join(tempStorage(t), 'rails.sqlite3')
+  execFileSync('sqlite3', [path], { input: readFileSync(join(MIGRATIONS, '001-initial-schema.sql')) })
+  const db = openConnection(path)
+  t.after(() => db.close())
+  db.prepare("INSERT INTO accounts (name, join_code, singleton_guard, created_at, updated_at) VALUES ('Campfire', 'abcd-efgh-ijkl', 0, '2026-01-01', '2026-01-01')").run()
+  const applied = migrate(db, MIGRATIONS)
+  assert.ok(!applied.includes('001-initial-schema.sql'))
+  assert.ok(applied.includes('002-message-page-indexes.sql'))
+  assert.equal(db.prepare('SELECT count(*) FROM accounts').pluck().get(), 1)
+  assert.deepEqual(migrate(db, MIGRATIONS), [], 'a second boot applies nothing')
+})
+
+test('the database runs in WAL mode with a busy timeout', (t) => {
+  const db = freshDatabase(t)
+  assert.equal(db.pragma('journal_mode', { simple: true }), 'wal')
+  assert.equal(db.pragma('busy_timeout', { simple: true }), 5000)
+  assert.equal(db.pragma('foreign_keys', { simple: true }), 1)
+})
