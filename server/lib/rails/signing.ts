@@ -1,7 +1,6 @@
 import { KeyGenerator } from './key-generator.ts'
-import { MessageVerifier } from './message-verifier.ts'
+import { activeSupportJson, MessageVerifier, readMarshalString } from './message-verifier.ts'
 
-const TWENTY_YEARS_MS = 20 * 365.25 * 24 * 60 * 60 * 1000
 export const APP_NAME = 'campfire'
 
 // GlobalID#to_param: URL-safe base64 of "gid://campfire/<Model>/<id>" without padding.
@@ -23,31 +22,66 @@ export function parseGlobalIdParam(param: string): { model: string; id: string }
   return parseGlobalId(Buffer.from(param, 'base64url').toString('utf8'))
 }
 
-// Everything Campfire signs with SECRET_KEY_BASE, in the formats Rails 8 reads and writes.
-// See test/fixtures/rails-signing/README.md for the derivations and the golden vectors.
+// cookies.permanent is "20 years from now" in calendar years (Feb 29 becomes Feb 28).
+export function twentyYearsFrom(now: number): Date {
+  const date = new Date(now)
+  const month = date.getUTCMonth()
+  date.setUTCFullYear(date.getUTCFullYear() + 20)
+  if (date.getUTCMonth() !== month) date.setUTCDate(0)
+  return date
+}
+
+function jsonOrMarshalString(bytes: Buffer): unknown {
+  return bytes[0] === 4 && bytes[1] === 8 ? readMarshalString(bytes) : JSON.parse(bytes.toString('utf8'))
+}
+
+// Everything Campfire signs with SECRET_KEY_BASE, in the formats Rails 8.2 writes and reads.
+// test/fixtures/rails-signing/README.md gives the derivations; its vectors come from Ruby.
 export class RailsSigning {
-  private readonly keys: KeyGenerator
   private readonly cookies: MessageVerifier
   private readonly signedIds: MessageVerifier
+  private readonly legacySignedIds: MessageVerifier
   private readonly globalIds: MessageVerifier
   private readonly streams: MessageVerifier
 
   constructor(secretKeyBase: string) {
-    this.keys = new KeyGenerator(secretKeyBase)
-    this.cookies = new MessageVerifier(this.keys.generateKey('signed cookie'), { digest: 'sha256', urlSafe: false })
-    this.signedIds = new MessageVerifier(this.keys.generateKey('active_record/signed_id'), { digest: 'sha256', urlSafe: true })
-    this.globalIds = new MessageVerifier(this.keys.generateKey('signed_global_ids'), { digest: 'sha1', urlSafe: false })
-    this.streams = new MessageVerifier(this.keys.generateKey('turbo/signed_stream_verifier_key'), { digest: 'sha256', urlSafe: false })
+    const keys = new KeyGenerator(secretKeyBase)
+    const cookieKey = keys.generateKey('signed cookie')
+    const signedIdKey = keys.generateKey('active_record/signed_id')
+    this.cookies = new MessageVerifier(cookieKey, {
+      digest: 'sha1',
+      encoding: 'strict',
+      metadataInSerializer: false,
+      deserialize: (b) => b.toString('utf8'),
+      serializeValue: activeSupportJson,
+    })
+    this.signedIds = new MessageVerifier(signedIdKey, { digest: 'sha256', encoding: 'urlsafe', metadataInSerializer: true })
+    this.legacySignedIds = new MessageVerifier(signedIdKey, { digest: 'sha1', encoding: 'strict', metadataInSerializer: true })
+    this.globalIds = new MessageVerifier(keys.generateKey('signed_global_ids'), {
+      digest: 'sha1',
+      encoding: 'urlsafe-padded',
+      metadataInSerializer: true,
+      deserialize: jsonOrMarshalString,
+    })
+    this.streams = new MessageVerifier(keys.generateKey('turbo/signed_stream_verifier_key'), { digest: 'sha256', encoding: 'strict', metadataInSerializer: true })
   }
 
-  // cookies.signed.permanent[name] = value
+  // cookies.signed.permanent[name] = value (the cookie jar keeps Rails' older envelope)
   signCookie(name: string, value: string, now = Date.now()): string {
-    return this.cookies.generate(value, { purpose: `cookie.${name}`, expiresAt: new Date(now + TWENTY_YEARS_MS) })
+    return this.cookies.generate(value, { purpose: `cookie.${name}`, expiresAt: twentyYearsFrom(now), envelope: 'message' })
   }
 
+  // cookies.signed[name]: with the purpose, then (as Rails does) without it.
   verifyCookie(name: string, signed: string, now = Date.now()): string | undefined {
-    const value = this.cookies.verify(signed, { purpose: `cookie.${name}`, now })
-    return typeof value === 'string' ? value : undefined
+    let verdict = this.cookies.verify(signed, { purpose: `cookie.${name}`, now })
+    if (!verdict.valid) verdict = this.cookies.verify(signed, { now })
+    if (!verdict.valid || typeof verdict.value !== 'string') return undefined
+    try {
+      const value = JSON.parse(verdict.value)
+      return typeof value === 'string' ? value : undefined
+    } catch {
+      return undefined
+    }
   }
 
   // record.signed_id(purpose:, expires_in:)
@@ -58,19 +92,23 @@ export class RailsSigning {
 
   // Model.find_signed(token, purpose:) → the id, or undefined
   verifySignedId(model: string, token: string, purpose: string, now = Date.now()): number | undefined {
-    const value = this.signedIds.verify(token, { purpose: signedIdPurpose(model, purpose), now })
-    const id = typeof value === 'string' ? Number(value) : value
+    const options = { purpose: signedIdPurpose(model, purpose), now }
+    let verdict = this.signedIds.verify(token, options)
+    if (!verdict.valid && verdict.reason === 'mismatched digest') verdict = this.legacySignedIds.verify(token, options)
+    const id = verdict.valid ? verdict.value : undefined
     return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : undefined
   }
 
-  // record.to_sgid(for: purpose) as Action Text uses for attachables (no expiry)
-  signedGlobalId(model: string, id: number, purpose = 'attachable'): string {
-    return this.globalIds.generate(globalId(model, id), { purpose })
+  // record.to_sgid(for:), as Action Text uses for attachables (no expiry)
+  signedGlobalId(model: string, id: number | string, purpose = 'attachable', expiresAt?: Date): string {
+    return this.globalIds.generate(globalId(model, id), { purpose, expiresAt })
   }
 
-  verifySignedGlobalId(sgid: string, purpose = 'attachable'): { model: string; id: string } | null {
-    const value = this.globalIds.verify(sgid, { purpose })
-    return typeof value === 'string' ? parseGlobalId(value) : null
+  verifySignedGlobalId(sgid: string, purpose = 'attachable', now = Date.now()): { model: string; id: string } | null {
+    const verdict = this.globalIds.verify(sgid, { purpose, now })
+    if (verdict.valid) return typeof verdict.value === 'string' ? parseGlobalId(verdict.value) : null
+    const legacy = this.globalIds.verify(sgid, { now })
+    return legacy.valid ? legacyGlobalId(legacy.value, purpose, now) : null
   }
 
   // Turbo::StreamsChannel.signed_stream_name
@@ -79,9 +117,18 @@ export class RailsSigning {
   }
 
   verifyStreamName(signed: string): string | undefined {
-    const value = this.streams.verify(signed)
-    return typeof value === 'string' ? value : undefined
+    const verdict = this.streams.verify(signed)
+    return verdict.valid && typeof verdict.value === 'string' ? verdict.value : undefined
   }
+}
+
+// globalid before its move to message metadata signed {gid, purpose, expires_at}.
+function legacyGlobalId(value: unknown, purpose: string, now: number): { model: string; id: string } | null {
+  if (!value || typeof value !== 'object') return null
+  const { gid, purpose: signedFor, expires_at: expiresAt } = value as Record<string, unknown>
+  if (typeof gid !== 'string' || signedFor !== purpose) return null
+  if (expiresAt !== null && expiresAt !== undefined && !(Date.parse(String(expiresAt)) > now)) return null
+  return parseGlobalId(gid)
 }
 
 // ActiveRecord combines the model name and the purpose: "user/avatar".
