@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify'
 import type { Config } from '../config.ts'
 import { Assets } from '../rendering/assets.ts'
 import { createTemplates } from '../rendering/templates.ts'
+import { createHelpers, type Helpers } from '../rendering/helpers/index.ts'
 
 export interface Flash {
   notice?: string
@@ -13,6 +14,8 @@ export interface Flash {
 declare module 'fastify' {
   interface FastifyInstance {
     assets: Assets
+    helpers: Helpers
+    renderPartial(template: string, data?: Record<string, unknown>): string
   }
   interface FastifyReply {
     view(template: string, data?: Record<string, unknown>, status?: number): FastifyReply
@@ -41,7 +44,10 @@ export default fp(
   async function views(app, options: { config: Config }) {
     const eta = createTemplates()
     const assets = new Assets(PUBLIC_DIRS)
+    const helpers = createHelpers(app.signing)
     app.decorate('assets', assets)
+    app.decorate('helpers', helpers)
+    app.decorate('renderPartial', (template: string, data: Record<string, unknown> = {}) => eta.render(template, { ...data, h: helpers }))
 
     app.decorateReply('flash', function (this: FastifyReply, flash: Flash) {
       return this.setCookie(FLASH_COOKIE, JSON.stringify(flash), { path: '/', httpOnly: true, sameSite: 'lax', maxAge: 60 })
@@ -54,6 +60,7 @@ export default fp(
       const account = app.store.read((m) => m.accounts.first())
       const html = eta.render(template, {
         ...data,
+        h: helpers,
         user: request.user,
         account: account ?? null,
         flash,
@@ -75,5 +82,5 @@ export default fp(
       return reply.send(gzip ? asset.gzip : asset.body)
     })
   },
-  { name: 'views', dependencies: ['database'] },
+  { name: 'views', dependencies: ['database', 'auth'] },
 )
