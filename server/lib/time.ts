@@ -23,8 +23,8 @@ export function parseDbTime(value: string | null | undefined): number | null {
   if (!value) return null
   const match = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z?$/.exec(value)
   if (!match) return null
-  const seconds = Date.parse(`${match[1]}T${match[2]}Z`)
-  if (Number.isNaN(seconds)) return null
-  const fraction = (match[3] ?? '').padEnd(6, '0').slice(0, 6)
-  return seconds * 1000 + Number(fraction) / 1000
+  const wholeSecondsMs = Date.parse(`${match[1]}T${match[2]}Z`)
+  if (Number.isNaN(wholeSecondsMs)) return null
+  const micros = (match[3] ?? '').padEnd(6, '0').slice(0, 6)
+  return wholeSecondsMs + Number(micros) / 1000
 }

@@ -1,10 +1,22 @@
 import type { Connection } from './database.ts'
 import { accounts } from './account.ts'
 import { bans } from './ban.ts'
+import { boosts } from './boost.ts'
+import { messages } from './message.ts'
+import { display } from './message/display.ts'
+import { pagination } from './message/pagination.ts'
+import { receiving } from './room/receiving.ts'
 import { memberships } from './membership.ts'
 import { rooms } from './room.ts'
 import { sessions } from './session.ts'
 import { users } from './user.ts'
+import { involvements } from './membership/involvement.ts'
+import { roomDestruction } from './room/destruction.ts'
+import { roomMemberships } from './room/memberships.ts'
+import { closedRooms } from './rooms/closed.ts'
+import { directRooms } from './rooms/direct.ts'
+import { openRooms } from './rooms/open.ts'
+import { sidebars } from './user/sidebar.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -13,10 +25,22 @@ export function createModels(db: Connection) {
     db,
     accounts: accounts(db),
     bans: bans(db),
+    boosts: boosts(db),
+    messageDisplay: display(db),
+    messagePages: pagination(db),
+    messages: messages(db),
+    roomReceiving: receiving(db),
     memberships: memberships(db),
     rooms: rooms(db),
     sessions: sessions(db),
+    sidebars: sidebars(db),
     users: users(db),
+    closedRooms: closedRooms(db),
+    directRooms: directRooms(db),
+    involvements: involvements(db),
+    openRooms: openRooms(db),
+    roomDestruction: roomDestruction(db),
+    roomMemberships: roomMemberships(db),
   }
 }
 

@@ -3,6 +3,18 @@ import { dbTime } from '../lib/time.ts'
 
 export const INVOLVEMENTS = ['invisible', 'nothing', 'mentions', 'everything'] as const
 export type Involvement = (typeof INVOLVEMENTS)[number]
+export const CONNECTION_TTL_MS = 60_000
+
+export interface MembershipRow {
+  id: number
+  room_id: number
+  user_id: number
+  involvement: Involvement | null
+  unread_at: string | null
+  connections: number
+  connected_at: string | null
+  updated_at: string
+}
 
 export function memberships(db: Connection) {
   const grant = db.prepare(
@@ -19,9 +31,18 @@ export function memberships(db: Connection) {
      SELECT ?, users.id, 'mentions', 0, ?, ? FROM users WHERE users.status = 0
      ON CONFLICT (room_id, user_id) DO NOTHING`,
   )
+  const find = db.prepare<[number, number], MembershipRow>(
+    'SELECT id, room_id, user_id, involvement, unread_at, connections, connected_at, updated_at FROM memberships WHERE room_id = ? AND user_id = ?',
+  )
+  const read = db.prepare('UPDATE memberships SET unread_at = NULL, updated_at = ? WHERE room_id = ? AND user_id = ? AND unread_at IS NOT NULL')
   const disconnectAll = db.prepare('UPDATE memberships SET connections = 0, connected_at = NULL WHERE connected_at IS NOT NULL OR connections != 0')
 
   return {
+    find: (roomId: number, userId: number): MembershipRow | undefined => find.get(roomId, userId),
+
+    // Touches the membership, so a sidebar tile cached on it shows the room as read.
+    read: (roomId: number, userId: number): boolean => read.run(dbTime(), roomId, userId).changes > 0,
+
     grant(roomId: number, userId: number, involvement: Involvement = 'mentions'): void {
       const now = dbTime()
       grant.run(roomId, userId, involvement, now, now)

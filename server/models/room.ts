@@ -25,7 +25,23 @@ export function rooms(db: Connection) {
      WHERE memberships.user_id = ? ORDER BY rooms.created_at, rooms.id LIMIT 1`,
   )
 
+  const newestForUser = db.prepare<[number], RoomRow>(
+    `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE memberships.user_id = ? ORDER BY rooms.id DESC LIMIT 1`,
+  )
+  const original = db.prepare<[], RoomRow>(`SELECT ${COLUMNS} FROM rooms ORDER BY created_at, id LIMIT 1`)
+  const boundedCount = db.prepare<[number, number], number>('SELECT count(*) FROM (SELECT 1 FROM messages WHERE room_id = ? LIMIT ?)').pluck()
+  const memberNames = db.prepare<[number], { id: number; name: string }>(
+    'SELECT users.id, users.name FROM memberships JOIN users ON users.id = memberships.user_id WHERE memberships.room_id = ? ORDER BY users.id',
+  )
+
   return {
+    newestForUser: (userId: number): RoomRow | undefined => newestForUser.get(userId),
+    // Room.original: the first room created, which shows the invitation.
+    original: (): RoomRow | undefined => original.get(),
+    // Counts at most `limit` rows, so it stays cheap in a room of any size.
+    fewerMessagesThan: (roomId: number, limit: number): boolean => (boundedCount.get(roomId, limit) ?? 0) < limit,
+    memberNames: (roomId: number) => memberNames.all(roomId),
+
     create(name: string | null, type: RoomType, creatorId: number): number {
       const now = dbTime()
       return Number(insert.run(name, type, creatorId, now, now).lastInsertRowid)

@@ -43,7 +43,12 @@ export function users(db: Connection) {
     'INSERT INTO users (name, email_address, password_digest, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)',
   )
 
+  const people = db.prepare<[string], { id: number; name: string; bio: string | null; role: number; updated_at: string }>(
+    'SELECT id, name, bio, role, updated_at FROM users WHERE id IN (SELECT value FROM json_each(?))',
+  )
+
   return {
+    people: (ids: number[]) => people.all(JSON.stringify(ids)),
     find: (id: number): UserRow | undefined => find.get(id),
     findActiveByEmail: (email: string): UserRow | undefined => findActiveByEmail.get(normalizeEmail(email)),
     anyExist: (): boolean => anyExists.get() !== undefined,

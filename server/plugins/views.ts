@@ -5,6 +5,7 @@ import type { Config } from '../config.ts'
 import { Assets } from '../rendering/assets.ts'
 import { createTemplates } from '../rendering/templates.ts'
 import { createHelpers, type Helpers } from '../rendering/helpers/index.ts'
+import { createMessageRenderer, type MessageRenderer } from '../rendering/messages.ts'
 
 export interface Flash {
   notice?: string
@@ -16,6 +17,7 @@ declare module 'fastify' {
     assets: Assets
     helpers: Helpers
     renderPartial(template: string, data?: Record<string, unknown>): string
+    messageRenderer: MessageRenderer
   }
   interface FastifyReply {
     view(template: string, data?: Record<string, unknown>, status?: number): FastifyReply
@@ -47,6 +49,10 @@ export default fp(
     const helpers = createHelpers(app.signing)
     app.decorate('assets', assets)
     app.decorate('helpers', helpers)
+    app.decorate(
+      'messageRenderer',
+      createMessageRenderer({ eta, helpers, signing: app.signing, findPeople: (ids) => app.store.read((m) => m.users.people(ids)) }),
+    )
     app.decorate('renderPartial', (template: string, data: Record<string, unknown> = {}) => eta.render(template, { ...data, h: helpers }))
 
     app.decorateReply('flash', function (this: FastifyReply, flash: Flash) {

@@ -1,10 +1,19 @@
 import type { FastifyInstance } from 'fastify'
 import type { RateLimit } from '../lib/rate-limit.ts'
 import firstRuns from './first-runs.ts'
+import messages from './messages.ts'
+import boosts from './messages/boosts.ts'
+import rooms from './rooms.ts'
+import refreshes from './rooms/refreshes.ts'
+import sidebars from './users/sidebars.ts'
 import sessions from './sessions.ts'
 import up from './up.ts'
 import users from './users.ts'
 import welcome from './welcome.ts'
+import closeds from './rooms/closeds.ts'
+import directs from './rooms/directs.ts'
+import involvements from './rooms/involvements.ts'
+import opens from './rooms/opens.ts'
 
 export interface RoutesOptions {
   signInLimit?: RateLimit
@@ -16,5 +25,14 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(firstRuns)
   await app.register(sessions, { signInLimit: options.signInLimit })
   await app.register(users)
+  await app.register(sidebars)
+  await app.register(rooms)
+  await app.register(refreshes)
+  await app.register(messages)
+  await app.register(boosts)
+  await app.register(involvements)
+  await app.register(opens)
+  await app.register(closeds)
+  await app.register(directs)
   await app.register(up)
 }

@@ -1,12 +1,14 @@
-import type { FastifyInstance, RouteHandlerMethod, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 
 type Verb = 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Handler = (request: FastifyRequest<any>, reply: FastifyReply) => unknown
 const OVERRIDES = new Set(['PUT', 'PATCH', 'DELETE'])
 
 // HTML forms can only POST, so Rails forms carry "_method=delete" and the like. For a URL we
 // register every verb's handler, plus one POST route that dispatches on _method.
-export function resourceRoutes(app: FastifyInstance, url: string, handlers: Partial<Record<Verb, RouteHandlerMethod>>, options: RouteShorthandOptions = {}) {
-  for (const [verb, handler] of Object.entries(handlers) as [Verb, RouteHandlerMethod][]) {
+export function resourceRoutes(app: FastifyInstance, url: string, handlers: Partial<Record<Verb, Handler>>, options: RouteShorthandOptions = {}) {
+  for (const [verb, handler] of Object.entries(handlers) as [Verb, Handler][]) {
     if (verb !== 'POST') app.route({ ...options, method: verb, url, handler })
   }
   app.route({
@@ -18,7 +20,7 @@ export function resourceRoutes(app: FastifyInstance, url: string, handlers: Part
       const verb = (OVERRIDES.has(override) ? override : 'POST') as Verb
       const handler = handlers[verb]
       if (!handler) return reply.sendError(405)
-      return handler.call(this, request, reply)
+      return handler(request, reply)
     },
   })
 }

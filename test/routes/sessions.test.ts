@@ -1,5 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, cookieHeader, form, inject, sameOrigin, signIn } from '../helper.ts'
 import { PASSWORD, users } from '../fixtures.ts'
@@ -306,22 +307,53 @@ for (const offsite of ['//evil.example', '//evil.example/rooms/2', 'https://evil
 
 // The cookie format
 
-test('the session_token cookie is a Rails signed cookie that app.signing verifies to the sessions row token', async (t) => {
+// Rails' cookie jar signs with HMAC-SHA1 (signed_cookie_digest defaults to "SHA1") and keeps the
+// legacy envelope {"_rails":{"message":<base64 of the JSON value>,"exp":…,"pur":…}}; see
+// test/fixtures/rails-signing/README.md.
+test('the session_token cookie is a Rails signed cookie (base64 _rails envelope, "--", hex HMAC) that app.signing verifies to the sessions row token', async (t) => {
   const { app } = await buildTestApp(t)
   const response = await postSession(app, { email_address: users.jason.email, password: PASSWORD })
-  const value = sessionCookie(response)!.value
-  const match = /^([A-Za-z0-9+/]+={0,2})--([0-9a-f]{64})$/.exec(value)
-  assert.ok(match, `"${value}" looks like <base64>--<64 hex>`)
-  const envelope = JSON.parse(Buffer.from(match[1]!, 'base64').toString('utf8')) as { _rails: { data: string; exp: string; pur: string } }
+  const value = decodeURIComponent(sessionCookie(response)!.value)
+  const match = /^([A-Za-z0-9+/]+={0,2})--([0-9a-f]{40}|[0-9a-f]{64})$/.exec(value)
+  assert.ok(match, `"${value}" looks like <base64>--<hex HMAC>`)
+  assert.equal(match[2]!.length, 40, 'HMAC-SHA1, as Rails signs cookies')
+  const envelope = JSON.parse(Buffer.from(match[1]!, 'base64').toString('utf8')) as { _rails: { message?: string; data?: unknown; exp: string; pur: string } }
   assert.ok(envelope._rails, 'has the _rails envelope')
   assert.equal(envelope._rails.pur, 'cookie.session_token')
   assert.ok(Date.parse(envelope._rails.exp) > Date.now() + 19 * 365 * 24 * 60 * 60 * 1000, 'expires in about 20 years')
 
   const token = app.signing.verifyCookie('session_token', value)
   assert.ok(token)
-  assert.equal(envelope._rails.data, token)
+  assert.equal(typeof envelope._rails.message, 'string', 'the value sits in "message", as the cookie jar writes it')
+  assert.equal(JSON.parse(Buffer.from(envelope._rails.message!, 'base64').toString('utf8')), token)
   const row = app.store.read((m) => m.db.prepare('SELECT user_id FROM sessions WHERE token = ?').get(token)) as { user_id: number } | undefined
   assert.equal(row?.user_id, users.jason.id)
+})
+
+test('a session_token cookie minted by Rails under the same SECRET_KEY_BASE signs its session in', async (t) => {
+  const vectors = JSON.parse(readFileSync(new URL('../fixtures/rails-signing/vectors.json', import.meta.url), 'utf8')) as {
+    secret_key_base: string
+    vectors: { id: string; input: { token: string }; set_cookie_value: string }[]
+  }
+  const minted = vectors.vectors.find((v) => v.id === 'cookie/valid/1')!
+  const { app } = await buildTestApp(t, { env: { SECRET_KEY_BASE: vectors.secret_key_base } })
+  app.store.writeNow((m) =>
+    m.db
+      .prepare("INSERT INTO sessions (user_id, token, last_active_at, created_at, updated_at) VALUES (?, ?, '2026-03-01 12:00:00', '2026-03-01 12:00:00', '2026-03-01 12:00:00')")
+      .run(users.kevin.id, minted.input.token),
+  )
+  const response = await inject(app, `session_token=${minted.set_cookie_value}`, { method: 'GET', url: '/' })
+  assert.equal(response.statusCode, 302)
+  assert.match(String(response.headers.location), /^\/rooms\/\d+$/)
+
+  const otherSecret = await buildTestApp(t)
+  otherSecret.app.store.writeNow((m) =>
+    m.db
+      .prepare("INSERT INTO sessions (user_id, token, last_active_at, created_at, updated_at) VALUES (?, ?, '2026-03-01 12:00:00', '2026-03-01 12:00:00', '2026-03-01 12:00:00')")
+      .run(users.kevin.id, minted.input.token),
+  )
+  const refused = await inject(otherSecret.app, `session_token=${minted.set_cookie_value}`, { method: 'GET', url: '/' })
+  assert.equal(refused.headers.location, '/session/new', 'the same cookie under another secret is refused')
 })
 
 test('a tampered or foreign session_token cookie does not authenticate', async (t) => {

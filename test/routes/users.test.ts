@@ -135,3 +135,23 @@ for (const [what, fields] of [
     assert.equal(response.cookies.find((c) => c.name === 'session_token'), undefined)
   })
 }
+
+test('POST /join/<code> accepts a password longer than the form’s 72-character cap, and it signs in', async (t) => {
+  const { app } = await buildTestApp(t)
+  const password = 'p'.repeat(100)
+  const response = await join(app, { ...NEWCOMER, 'user[password]': password })
+  assert.equal(response.statusCode, 302)
+  assert.equal(response.headers.location, '/')
+  const signedIn = await app.inject({ method: 'POST', url: '/session', ...form({ email_address: 'ruby@example.com', password }) })
+  assert.equal(signedIn.statusCode, 302)
+  assert.ok(signedIn.cookies.some((c) => c.name === 'session_token'))
+})
+
+test('POST /join/<code> stores the email address trimmed and lowercased, so signing in with any case works', async (t) => {
+  const { app } = await buildTestApp(t)
+  await join(app, { ...NEWCOMER, 'user[email_address]': '  Ruby@Example.COM ' })
+  const stored = app.store.read((m) => m.db.prepare("SELECT email_address FROM users WHERE name = 'Ruby Newcomer'").pluck().get())
+  assert.equal(stored, 'ruby@example.com')
+  const signedIn = await app.inject({ method: 'POST', url: '/session', ...form({ email_address: 'RUBY@example.com', password: NEWCOMER['user[password]'] }) })
+  assert.equal(signedIn.statusCode, 302)
+})

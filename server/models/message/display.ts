@@ -1,0 +1,113 @@
+import type { Connection } from '../database.ts'
+import type { MessageRow } from '../message.ts'
+import type { RoomRow } from '../room.ts'
+
+export interface Person {
+  id: number
+  name: string
+  bio: string | null
+  role: number
+  updated_at: string
+}
+
+export interface BoostDisplay {
+  id: number
+  message_id: number
+  content: string
+  booster: Person
+}
+
+export interface AttachmentDisplay {
+  blob_id: number
+  key: string
+  filename: string
+  content_type: string | null
+  byte_size: number
+  metadata: string | null
+}
+
+export interface MessageDisplay extends MessageRow {
+  body: string | null
+  creator: Person
+  room: RoomRow
+  roomName: string
+  boosts: BoostDisplay[]
+  attachment: AttachmentDisplay | null
+}
+
+// A message whose creator row is gone (upstream's own seed has one) still renders.
+const MISSING_PERSON: Person = { id: 0, name: 'Deleted user', bio: null, role: 0, updated_at: '1970-01-01 00:00:00' }
+
+// Everything a page of messages shows, loaded in a fixed number of queries whatever the
+// page size: bodies, creators, boosts with boosters, attachments, and room names.
+export function display(db: Connection) {
+  const idsJson = "SELECT value FROM json_each(?)"
+  const bodies = db.prepare<[string], { record_id: number; body: string | null }>(
+    `SELECT record_id, body FROM action_text_rich_texts WHERE record_type = 'Message' AND name = 'body' AND record_id IN (${idsJson})`,
+  )
+  const people = db.prepare<[string], Person>(`SELECT id, name, bio, role, updated_at FROM users WHERE id IN (${idsJson})`)
+  const boosts = db.prepare<[string], { id: number; message_id: number; content: string; booster_id: number }>(
+    `SELECT id, message_id, content, booster_id FROM boosts WHERE message_id IN (${idsJson}) ORDER BY created_at, id`,
+  )
+  const attachments = db.prepare<[string], AttachmentDisplay & { record_id: number }>(
+    `SELECT a.record_id, b.id AS blob_id, b.key, b.filename, b.content_type, b.byte_size, b.metadata
+     FROM active_storage_attachments a JOIN active_storage_blobs b ON b.id = a.blob_id
+     WHERE a.record_type = 'Message' AND a.name = 'attachment' AND a.record_id IN (${idsJson})`,
+  )
+  const rooms = db.prepare<[string], RoomRow>(`SELECT id, name, type, creator_id, created_at, updated_at FROM rooms WHERE id IN (${idsJson})`)
+  const directNames = db.prepare<[string], { room_id: number; name: string }>(
+    `SELECT memberships.room_id, users.name FROM memberships JOIN users ON users.id = memberships.user_id
+     WHERE memberships.room_id IN (${idsJson}) ORDER BY memberships.room_id, users.id`,
+  )
+
+  function roomNames(list: RoomRow[]): Map<number, string> {
+    const names = new Map(list.map((room) => [room.id, room.name ?? '']))
+    const direct = list.filter((room) => room.type === 'Rooms::Direct').map((room) => room.id)
+    if (direct.length > 0) {
+      const byRoom = new Map<number, string[]>()
+      for (const row of directNames.all(JSON.stringify(direct))) byRoom.set(row.room_id, [...(byRoom.get(row.room_id) ?? []), row.name])
+      for (const [roomId, members] of byRoom) names.set(roomId, toSentence(members))
+    }
+    return names
+  }
+
+  return {
+    roomNames,
+
+    load(rows: MessageRow[], knownRooms: RoomRow[] = []): MessageDisplay[] {
+      if (rows.length === 0) return []
+      const ids = JSON.stringify(rows.map((m) => m.id))
+      const bodyById = new Map(bodies.all(ids).map((b) => [b.record_id, b.body]))
+      const boostRows = boosts.all(ids)
+      const personIds = new Set([...rows.map((m) => m.creator_id), ...boostRows.map((b) => b.booster_id)])
+      const personById = new Map(people.all(JSON.stringify([...personIds])).map((p) => [p.id, p]))
+      const attachmentById = new Map(attachments.all(ids).map(({ record_id, ...a }) => [record_id, a]))
+      const roomById = new Map(knownRooms.map((room) => [room.id, room]))
+      const missingRooms = [...new Set(rows.map((m) => m.room_id))].filter((id) => !roomById.has(id))
+      if (missingRooms.length > 0) for (const room of rooms.all(JSON.stringify(missingRooms))) roomById.set(room.id, room)
+      const names = roomNames([...roomById.values()])
+      const boostsByMessage = new Map<number, BoostDisplay[]>()
+      for (const b of boostRows) {
+        const list = boostsByMessage.get(b.message_id) ?? []
+        list.push({ id: b.id, message_id: b.message_id, content: b.content, booster: personById.get(b.booster_id) ?? MISSING_PERSON })
+        boostsByMessage.set(b.message_id, list)
+      }
+      return rows.map((m) => ({
+        ...m,
+        body: bodyById.get(m.id) ?? null,
+        creator: personById.get(m.creator_id) ?? { ...MISSING_PERSON, id: m.creator_id },
+        room: roomById.get(m.room_id)!,
+        roomName: names.get(m.room_id) ?? '',
+        boosts: boostsByMessage.get(m.id) ?? [],
+        attachment: attachmentById.get(m.id) ?? null,
+      }))
+    },
+  }
+}
+
+// Array#to_sentence: "a", "a and b", "a, b, and c".
+export function toSentence(words: string[]): string {
+  if (words.length <= 1) return words[0] ?? ''
+  if (words.length === 2) return `${words[0]} and ${words[1]}`
+  return `${words.slice(0, -1).join(', ')}, and ${words[words.length - 1]}`
+}

@@ -1,0 +1,33 @@
+import type { Models } from '../index.ts'
+import type { MessageRow, NewMessage } from '../message.ts'
+
+// The writes behind posting, editing and deleting: each one is a single transaction.
+export function postMessage(models: Models, input: NewMessage): MessageRow {
+  const message = models.messages.create(input)
+  models.roomReceiving.receive(message)
+  return message
+}
+
+export function reviseMessage(models: Models, message: MessageRow, html: string, plainText: string): string {
+  const at = models.messages.revise(message.id, html, plainText)
+  models.roomReceiving.touch(message.room_id, at)
+  return at
+}
+
+export function removeMessage(models: Models, message: MessageRow): void {
+  models.messages.destroy(message.id)
+  models.roomReceiving.touch(message.room_id)
+}
+
+export function boostMessage(models: Models, message: MessageRow, boosterId: number, content: string) {
+  const boost = models.boosts.create(message.id, boosterId, content)
+  models.messages.touch(message.id)
+  models.roomReceiving.touch(message.room_id)
+  return boost
+}
+
+export function unboostMessage(models: Models, message: MessageRow, boostId: number): void {
+  models.boosts.destroy(boostId)
+  models.messages.touch(message.id)
+  models.roomReceiving.touch(message.room_id)
+}

@@ -1,0 +1,82 @@
+import type { Connection } from '../database.ts'
+import type { RoomRow } from '../room.ts'
+import type { Person } from '../message/display.ts'
+
+export const DIRECT_PLACEHOLDERS = 20
+
+export interface SidebarRoom extends RoomRow {
+  unread: boolean
+}
+
+export interface SidebarDirect {
+  room: RoomRow
+  unread: boolean
+  members: Person[]
+  label: string
+}
+
+export interface Sidebar {
+  shared: SidebarRoom[]
+  directs: SidebarDirect[]
+  placeholders: Person[]
+}
+
+// A person's sidebar: shared rooms by name, direct rooms newest first, and people they have
+// no direct room with yet (oldest accounts first), all from four queries.
+export function sidebars(db: Connection) {
+  const memberships = db.prepare<[number], SidebarRoom & { unread_at: string | null }>(
+    `SELECT rooms.id, rooms.name, rooms.type, rooms.creator_id, rooms.created_at, rooms.updated_at, memberships.unread_at
+     FROM memberships JOIN rooms ON rooms.id = memberships.room_id
+     WHERE memberships.user_id = ? AND (memberships.involvement IS NULL OR memberships.involvement != 'invisible')`,
+  )
+  const directMembers = db.prepare<[number], Person & { room_id: number }>(
+    `SELECT memberships.room_id, users.id, users.name, users.bio, users.role, users.updated_at
+     FROM memberships JOIN users ON users.id = memberships.user_id
+     WHERE memberships.room_id IN (SELECT room_id FROM memberships JOIN rooms ON rooms.id = memberships.room_id
+                                   WHERE memberships.user_id = ? AND rooms.type = 'Rooms::Direct')
+     ORDER BY memberships.room_id, memberships.id`,
+  )
+  const placeholders = db.prepare<[number, number, number], Person>(
+    `SELECT id, name, bio, role, updated_at FROM users
+     WHERE status = 0 AND id != ? AND id NOT IN (
+       SELECT others.user_id FROM memberships mine
+       JOIN rooms ON rooms.id = mine.room_id AND rooms.type = 'Rooms::Direct'
+       JOIN memberships others ON others.room_id = mine.room_id
+       WHERE mine.user_id = ?)
+     ORDER BY created_at, id LIMIT ?`,
+  )
+  const directPeopleCount = db.prepare<[number, number], number>(
+    `SELECT count(DISTINCT others.user_id) FROM memberships mine
+     JOIN rooms ON rooms.id = mine.room_id AND rooms.type = 'Rooms::Direct'
+     JOIN memberships others ON others.room_id = mine.room_id
+     WHERE mine.user_id = ? AND others.user_id != ?`,
+  ).pluck()
+
+  return {
+    forUser(user: Person): Sidebar {
+      const rows = memberships.all(user.id).map(({ unread_at, ...room }) => ({ ...room, unread: unread_at !== null }))
+      const shared = rows.filter((r) => r.type !== 'Rooms::Direct').sort((a, b) => (a.name ?? '').toLowerCase().localeCompare((b.name ?? '').toLowerCase()))
+      const membersByRoom = new Map<number, Person[]>()
+      for (const { room_id, ...person } of directMembers.all(user.id)) membersByRoom.set(room_id, [...(membersByRoom.get(room_id) ?? []), person])
+      const directs = rows
+        .filter((r) => r.type === 'Rooms::Direct')
+        .sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : b.id - a.id))
+        .map(({ unread, ...room }) => {
+          const others = (membersByRoom.get(room.id) ?? []).filter((p) => p.id !== user.id)
+          const members = others.length > 0 ? others : [user]
+          return { room, unread, members, label: directLabel(members) }
+        })
+      const excluded = (directPeopleCount.get(user.id, user.id) ?? 0) + 1
+      const limit = Math.max(DIRECT_PLACEHOLDERS - excluded, 0)
+      return { shared, directs, placeholders: limit > 0 ? placeholders.all(user.id, user.id, limit) : [] }
+    },
+  }
+}
+
+// One person: their first name. Several: each one's initials, joined as a sentence with "+".
+export function directLabel(members: Pick<Person, 'name'>[]): string {
+  if (members.length === 1) return members[0]!.name.split(' ')[0] ?? ''
+  const initials = members.map((m) => m.name.split(' ').slice(0, 3).map((word) => (word[0] ?? '').toUpperCase()).join(''))
+  if (initials.length === 2) return initials.join('+')
+  return `${initials.slice(0, -1).join(', ')}, and ${initials[initials.length - 1]}`
+}

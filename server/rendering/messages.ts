@@ -1,0 +1,100 @@
+import type { Eta } from 'eta'
+import type { Helpers } from './helpers/index.ts'
+import type { RailsSigning } from '../lib/rails/signing.ts'
+import type { MessageDisplay, Person } from '../models/message/display.ts'
+import { isAllEmoji, MENTION_CONTENT_TYPE, plainText, renderBody, soundFor, type Attachment } from '../models/rich-text/index.ts'
+import { escapeHtml } from './templates.ts'
+
+export interface MessageRendererDeps {
+  eta: Eta
+  helpers: Helpers
+  signing: RailsSigning
+  findPeople: (ids: number[]) => Person[]
+}
+
+// Message HTML is the same for every viewer (permalinks are absolute, so the origin is part
+// of it); whatever depends on the viewer is applied in the browser, as upstream does.
+export function createMessageRenderer(deps: MessageRendererDeps) {
+  const { eta, helpers, signing } = deps
+
+  function mentionedPerson(sgid: string): number | null {
+    const verified = signing.verifySignedGlobalId(sgid)
+    const found = verified ?? unverifiedGlobalId(sgid)
+    return found && found.model === 'User' && /^\d+$/.test(found.id) ? Number(found.id) : null
+  }
+
+  function renderMention(person: Person, sgid: string): string {
+    return `<div class="mention" sgid="${escapeHtml(sgid)}">\n  ${eta.render('/users/_avatar', { h: helpers, user: person }).trim()}\n  ${escapeHtml(person.name)}\n</div>`
+  }
+
+  function textPresentation(message: MessageDisplay): string {
+    const html = message.body ?? ''
+    const mentions = new Map<string, number>()
+    for (const match of html.matchAll(/sgid="([^"]+)"/g)) {
+      const id = mentionedPerson(match[1]!)
+      if (id !== null) mentions.set(match[1]!, id)
+    }
+    const people = new Map(mentions.size > 0 ? deps.findPeople([...new Set(mentions.values())]).map((p) => [p.id, p]) : [])
+    return renderBody(html, {
+      renderAttachment(attachment: Attachment) {
+        if (attachment.contentType !== MENTION_CONTENT_TYPE || !attachment.sgid) return null
+        const person = people.get(mentions.get(attachment.sgid) ?? -1)
+        return person ? renderMention(person, attachment.sgid) : null
+      },
+    })
+  }
+
+  function attachmentPresentation(message: MessageDisplay): string {
+    const attachment = message.attachment!
+    return `<div class="attachment attachment--file"><span class="attachment__filename">${escapeHtml(attachment.filename)}</span></div>`
+  }
+
+  function soundPresentation(sound: NonNullable<ReturnType<typeof soundFor>>): string {
+    const visual = sound.image
+      ? `<img src="/sounds/${escapeHtml(sound.image.file)}" width="${sound.image.width}" height="${sound.image.height}" class="align--middle" alt="">`
+      : escapeHtml(sound.text ?? '')
+    return `<div class="sound" data-controller="sound" data-action="messages:play->sound#play" data-sound-url-value="/sounds/${escapeHtml(sound.name)}.mp3"><button class="btn btn--plain" data-action="sound#play">🔊</button>${visual}</div>`
+  }
+
+  function presentation(message: MessageDisplay): { html: string; emoji: boolean } {
+    if (message.attachment) return { html: attachmentPresentation(message), emoji: false }
+    const text = plainText(message.body ?? '', () => null)
+    const sound = soundFor(text)
+    if (sound) return { html: soundPresentation(sound), emoji: false }
+    return { html: textPresentation(message), emoji: isAllEmoji(text) }
+  }
+
+  function render(message: MessageDisplay, origin: string): string {
+    const permalink = `/rooms/${message.room_id}/@${message.id}`
+    const { html, emoji } = presentation(message)
+    return eta.render('/messages/_message', {
+      h: helpers,
+      message,
+      emoji,
+      presentation: html,
+      permalink,
+      permalinkUrl: origin + permalink,
+      attachmentUrl: '#',
+    })
+  }
+
+  return {
+    render,
+    renderAll: (messages: MessageDisplay[], origin: string): string => messages.map((m) => render(m, origin)).join(''),
+  }
+}
+
+export type MessageRenderer = ReturnType<typeof createMessageRenderer>
+
+// Upstream still shows a mention whose signature no longer verifies (after a secret
+// rotation), for User records only; it is display, never authorisation.
+function unverifiedGlobalId(sgid: string): { model: string; id: string } | null {
+  try {
+    const payload = sgid.slice(0, sgid.lastIndexOf('--'))
+    const text = Buffer.from(payload, 'base64').toString('utf8')
+    const match = /gid:\/\/campfire\/(User)\/(\d+)/.exec(text)
+    return match ? { model: match[1]!, id: match[2]! } : null
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { field } from '../plugins/body.ts'
+import { requestOrigin } from '../plugins/security.ts'
+import { isAdministrator } from '../models/user.ts'
+import type { MessageRow } from '../models/message.ts'
+import { postMessage, removeMessage, reviseMessage } from '../models/message/posting.ts'
+import { TURBO_STREAM_TYPE, turboStream, turboStreamRemove } from '../rendering/turbo-streams.ts'
+import { composeBody, BodyError } from './messages/body.ts'
+import { positiveId, roomFor, wantsTurboStream } from './room-scoped.ts'
+import { resourceRoutes } from './method-override.ts'
+
+type Params = { Params: { room_id: string; id?: string }; Querystring: { before?: string; after?: string } }
+const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/
+
+export default async function messages(app: FastifyInstance) {
+  function load(request: FastifyRequest<Params>) {
+    return app.store.read((m) => {
+      const room = roomFor(m, request, request.params.room_id)
+      const id = positiveId(request.params.id)
+      const message = room && id !== null ? m.messages.findInRoom(id, room.id) : undefined
+      return { room, message }
+    })
+  }
+
+  function canAdminister(request: FastifyRequest, message: MessageRow): boolean {
+    return isAdministrator(request.user!) || message.creator_id === request.user!.id
+  }
+
+  function renderOne(request: FastifyRequest, message: MessageRow): string {
+    const [display] = app.store.read((m) => m.messageDisplay.load([message]))
+    return app.messageRenderer.render(display!, requestOrigin(request))
+  }
+
+  // A page of history as a bare fragment, or 204 when there is none.
+  app.get('/rooms/:room_id/messages', async (request: FastifyRequest<Params>, reply) => {
+    const page = app.store.read((m) => {
+      const room = roomFor(m, request, request.params.room_id)
+      if (!room) return null
+      const { before, after } = request.query
+      const anchorId = positiveId(before ?? after)
+      if ((before ?? after) !== undefined && anchorId === null) return null
+      const anchor = anchorId === null ? undefined : m.messages.findInRoom(anchorId, room.id)
+      if (anchorId !== null && !anchor) return null
+      const rows = !anchor ? m.messagePages.lastPage(room.id) : before !== undefined ? m.messagePages.pageBefore(anchor) : m.messagePages.pageAfter(anchor)
+      return m.messageDisplay.load(rows, [room])
+    })
+    if (!page) return reply.sendError(404)
+    if (page.length === 0) return reply.code(204).send()
+    return reply.type('text/html; charset=utf-8').send(app.messageRenderer.renderAll(page, requestOrigin(request)))
+  })
+
+  app.post('/rooms/:room_id/messages', async (request: FastifyRequest<Params>, reply) => {
+    const user = request.user!
+    const room = app.store.read((m) => roomFor(m, request, request.params.room_id))
+    if (!room) return reply.code(404).type('text/html; charset=utf-8').send(app.renderPartial('/messages/room_not_found'))
+    const clientMessageId = field(request.body, 'message', 'client_message_id') || randomUUID()
+    if (!CLIENT_MESSAGE_ID.test(clientMessageId)) return reply.sendError(422, 'That message id is not valid.')
+    let body
+    try {
+      body = composeBody(app, field(request.body, 'message', 'body'))
+    } catch (error) {
+      if (error instanceof BodyError) return reply.sendError(422, error.message)
+      throw error
+    }
+    const message = await app.store.write((m) => postMessage(m, { roomId: room.id, creatorId: user.id, clientMessageId, ...body }))
+    if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
+    const html = renderOne(request, message)
+    return reply.type(TURBO_STREAM_TYPE).send(turboStream('append', app.helpers.roomDomId(room, 'messages'), html))
+  })
+
+  app.get('/rooms/:room_id/messages/:id', async (request: FastifyRequest<Params>, reply) => {
+    const { message } = load(request)
+    if (!message) return reply.sendError(404)
+    return reply.type('text/html; charset=utf-8').send(renderOne(request, message))
+  })
+
+  app.get('/rooms/:room_id/messages/:id/edit', async (request: FastifyRequest<Params>, reply) => {
+    const { message } = load(request)
+    if (!message) return reply.sendError(404)
+    if (!canAdminister(request, message)) return reply.sendError(403)
+    const body = app.store.read((m) => m.messages.body(message.id)) ?? ''
+    return reply.type('text/html; charset=utf-8').send(app.renderPartial('/messages/edit', { message, body }))
+  })
+
+  async function update(request: FastifyRequest<Params>, reply: FastifyReply) {
+    const { room, message } = load(request)
+    if (!room || !message) return reply.sendError(404)
+    if (!canAdminister(request, message)) return reply.sendError(403)
+    let body
+    try {
+      body = composeBody(app, field(request.body, 'message', 'body'))
+    } catch (error) {
+      if (error instanceof BodyError) return reply.sendError(422, error.message)
+      throw error
+    }
+    await app.store.write((m) => reviseMessage(m, message, body.body, body.plainText))
+    if (String(request.headers.accept ?? '').includes('application/json')) {
+      return reply.type('application/json; charset=utf-8').send({ id: message.id, room_id: room.id, body: { html: body.body, plain: body.plainText } })
+    }
+    return reply.redirect(`/rooms/${room.id}/messages/${message.id}`, 303)
+  }
+
+  async function destroy(request: FastifyRequest<Params>, reply: FastifyReply) {
+    const { room, message } = load(request)
+    if (!room || !message) return reply.sendError(404)
+    if (!canAdminister(request, message)) return reply.sendError(403)
+    await app.store.write((m) => removeMessage(m, message))
+    if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
+    return reply.type(TURBO_STREAM_TYPE).send(turboStreamRemove(app.helpers.messageDomId(message)))
+  }
+
+  resourceRoutes(app, '/rooms/:room_id/messages/:id', { PATCH: update, PUT: update, DELETE: destroy })
+}

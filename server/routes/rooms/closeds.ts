@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ROOM_TYPES, type RoomRow } from '../../models/room.ts'
+import { resourceRoutes } from '../method-override.ts'
+import { backPath, canAdminister, destroyHandler, mayCreateRooms, readRoomName, readUserIds, rememberRoom, roomFinder } from './room-scope.ts'
+
+const DEFAULT_ROOM_NAME = 'New room'
+const INVALID_NAME = 'Please give the room a name of up to 255 characters.'
+
+// Rooms for the people picked in user_ids[]. Editing here also turns an open room into a closed one.
+export default async function closeds(app: FastifyInstance) {
+  const sharedRoom = roomFinder(app, 'shared')
+
+  function form(request: FastifyRequest, reply: FastifyReply, room: RoomRow | null, name: string, picked?: number[], status = 200, error?: string) {
+    const user = request.user!
+    const candidates = app.store.read((m) => m.roomMemberships.candidates(room?.id ?? null))
+    const isPicked = (c: { id: number; selected: number }) => (picked ? picked.includes(c.id) : c.selected === 1)
+    const data = {
+      room: room && { ...room, type: ROOM_TYPES.closed },
+      name,
+      selectedUsers: candidates.filter(isPicked),
+      unselectedUsers: candidates.filter((c) => !isPicked(c)),
+      canAdminister: canAdminister(user, room),
+      backPath: backPath(app, request),
+      error,
+    }
+    return reply.view(room ? 'rooms/closeds/edit' : 'rooms/closeds/new', data, status)
+  }
+
+  app.get('/rooms/closeds/new', async (request, reply) => {
+    if (!mayCreateRooms(app, request.user!)) return reply.sendError(403)
+    return form(request, reply, null, DEFAULT_ROOM_NAME, [])
+  })
+
+  resourceRoutes(app, '/rooms/closeds', {
+    async POST(request, reply) {
+      const user = request.user!
+      if (!mayCreateRooms(app, user)) return reply.sendError(403)
+      const name = readRoomName(request.body)
+      const userIds = [...readUserIds(request.body), user.id]
+      if (name === null) return form(request, reply, null, '', userIds, 422, INVALID_NAME)
+      const roomId = await app.store.write((m) => m.closedRooms.create(name, user.id, userIds))
+      // broadcast: render users/sidebars/rooms/_shared once, prepend it to shared_rooms on each member's [user, :rooms] stream
+      return reply.redirect(`/rooms/${roomId}`, 302)
+    },
+  })
+
+  app.get('/rooms/closeds/:id', async (request: FastifyRequest, reply) => {
+    const room = sharedRoom(request, reply)
+    return room ? rememberRoom(reply, room).redirect(`/rooms/${room.id}`, 302) : reply
+  })
+
+  app.get('/rooms/closeds/:id/edit', async (request: FastifyRequest, reply) => {
+    const room = sharedRoom(request, reply)
+    return room ? form(request, reply, room, room.name ?? '') : reply
+  })
+
+  // Everyone left out of user_ids[] loses access, the editor included.
+  async function update(request: FastifyRequest, reply: FastifyReply) {
+    const room = sharedRoom(request, reply)
+    if (!room) return reply
+    if (!canAdminister(request.user!, room)) return reply.sendError(403)
+    const name = readRoomName(request.body)
+    const userIds = readUserIds(request.body)
+    if (name === null) return form(request, reply, room, room.name ?? '', userIds, 422, INVALID_NAME)
+    await app.store.write((m) => m.closedRooms.update(room.id, name, userIds))
+    // broadcast: replace list_<room dom id> on each member's [user, :rooms] stream (after an open→closed
+    // conversion: remove list_<old open dom id> instead, campfire.md §10 bug 2); reset the cable
+    // connections of every revoked user id (reconnect: true) so their streams are authorized again
+    return reply.redirect(`/rooms/${room.id}`, 302)
+  }
+
+  resourceRoutes(app, '/rooms/closeds/:id', { PATCH: update, PUT: update, DELETE: destroyHandler(app, 'shared') })
+}

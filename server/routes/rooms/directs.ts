@@ -1,0 +1,49 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { resourceRoutes } from '../method-override.ts'
+import { backPath, destroyHandler, readUserIds, rememberRoom, roomFinder } from './room-scope.ts'
+
+// Pings: one direct room per set of people. Any member may delete one; nobody renames it.
+export default async function directs(app: FastifyInstance) {
+  const directRoom = roomFinder(app, 'direct')
+
+  app.get('/rooms/directs/new', async (request, reply) => {
+    return reply.view('rooms/directs/new', { turboFrame: request.headers['turbo-frame'] !== undefined })
+  })
+
+  resourceRoutes(app, '/rooms/directs', {
+    async POST(request, reply) {
+      const user = request.user!
+      const userIds = readUserIds(request.body)
+      const room = await app.store.write((m) => m.directRooms.findOrCreateFor(userIds, user.id))
+      // broadcast: for each membership, prepend users/sidebars/rooms/_direct to target direct_rooms
+      // on that member's [user, :rooms] stream (upstream does so whether the room is new or found)
+      return reply.redirect(`/rooms/${room.id}`, 302)
+    },
+  })
+
+  // Upstream answers 500 here; the port treats it like the other namespaces' show.
+  app.get('/rooms/directs/:id', async (request: FastifyRequest, reply) => {
+    const room = directRoom(request, reply)
+    return room ? rememberRoom(reply, room).redirect(`/rooms/${room.id}`, 302) : reply
+  })
+
+  app.get('/rooms/directs/:id/edit', async (request: FastifyRequest, reply) => {
+    const room = directRoom(request, reply)
+    if (!room) return reply
+    const userId = request.user!.id
+    const members = app.store.read((m) => m.roomMemberships.members(room.id))
+    const others = members.filter((member) => member.id !== userId)
+    const shown = members.length > 1 ? others : members
+    return reply.view('rooms/directs/edit', { room, members: shown, displayName: displayName(others, request.user!.name), backPath: backPath(app, request) })
+  })
+
+  resourceRoutes(app, '/rooms/directs/:id', { DELETE: destroyHandler(app, 'direct') })
+}
+
+// The other people's names as a sentence ("A, B, and C"), or your own in a room of one.
+export function displayName(others: { name: string }[], ownName: string): string {
+  const names = others.map((other) => other.name)
+  if (names.length === 0) return ownName
+  if (names.length <= 2) return names.join(' and ')
+  return `${names.slice(0, -1).join(', ')}, and ${names.at(-1)}`
+}

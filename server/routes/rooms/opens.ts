@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ROOM_TYPES, type RoomRow } from '../../models/room.ts'
+import { resourceRoutes } from '../method-override.ts'
+import { backPath, canAdminister, destroyHandler, mayCreateRooms, readRoomName, rememberRoom, roomFinder } from './room-scope.ts'
+
+const DEFAULT_ROOM_NAME = 'New room'
+const INVALID_NAME = 'Please give the room a name of up to 255 characters.'
+
+// Rooms for everyone. Editing here also turns a closed room into an open one.
+export default async function opens(app: FastifyInstance) {
+  const sharedRoom = roomFinder(app, 'shared')
+
+  function form(request: FastifyRequest, reply: FastifyReply, room: RoomRow | null, name: string, status = 200, error?: string) {
+    const user = request.user!
+    const users = app.store.read((m) => m.roomMemberships.candidates(null))
+    const shown = room && { ...room, type: ROOM_TYPES.open }
+    const data = { room: shown, name, users, canAdminister: canAdminister(user, room), backPath: backPath(app, request), error }
+    return reply.view(room ? 'rooms/opens/edit' : 'rooms/opens/new', data, status)
+  }
+
+  app.get('/rooms/opens/new', async (request, reply) => {
+    if (!mayCreateRooms(app, request.user!)) return reply.sendError(403)
+    return form(request, reply, null, DEFAULT_ROOM_NAME)
+  })
+
+  resourceRoutes(app, '/rooms/opens', {
+    async POST(request, reply) {
+      const user = request.user!
+      if (!mayCreateRooms(app, user)) return reply.sendError(403)
+      const name = readRoomName(request.body)
+      if (name === null) return form(request, reply, null, '', 422, INVALID_NAME)
+      const roomId = await app.store.write((m) => m.openRooms.create(name, user.id))
+      // broadcast: prepend users/sidebars/rooms/_shared to target shared_rooms on the global "rooms" stream
+      return reply.redirect(`/rooms/${roomId}`, 302)
+    },
+  })
+
+  app.get('/rooms/opens/:id', async (request: FastifyRequest, reply) => {
+    const room = sharedRoom(request, reply)
+    return room ? rememberRoom(reply, room).redirect(`/rooms/${room.id}`, 302) : reply
+  })
+
+  app.get('/rooms/opens/:id/edit', async (request: FastifyRequest, reply) => {
+    const room = sharedRoom(request, reply)
+    return room ? form(request, reply, room, room.name ?? '') : reply
+  })
+
+  async function update(request: FastifyRequest, reply: FastifyReply) {
+    const room = sharedRoom(request, reply)
+    if (!room) return reply
+    if (!canAdminister(request.user!, room)) return reply.sendError(403)
+    const name = readRoomName(request.body)
+    if (name === null) return form(request, reply, room, room.name ?? '', 422, INVALID_NAME)
+    await app.store.write((m) => m.openRooms.update(room.id, name))
+    // broadcast: replace list_<room dom id> with the shared tile on the global "rooms" stream; when the room
+    // was closed, remove list_<old closed dom id> and prepend the tile instead (campfire.md §10 bug 2)
+    return reply.redirect(`/rooms/${room.id}`, 302)
+  }
+
+  resourceRoutes(app, '/rooms/opens/:id', { PATCH: update, PUT: update, DELETE: destroyHandler(app, 'shared') })
+}

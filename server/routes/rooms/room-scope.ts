@@ -1,0 +1,77 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { field, fieldList } from '../../plugins/body.ts'
+import type { RoomRow } from '../../models/room.ts'
+import { isDirect } from '../../models/rooms/direct.ts'
+import { isAdministrator, type UserRow } from '../../models/user.ts'
+import { LAST_ROOM_COOKIE } from '../welcome.ts'
+
+// What the typed room namespaces share (upstream's RoomsController, which they subclass).
+export const NAME_LIMIT = 255
+const TWENTY_YEARS_S = 20 * 365 * 24 * 60 * 60
+
+export function parseId(value: unknown): number | null {
+  return typeof value === 'string' && /^[1-9]\d{0,14}$/.test(value) ? Number(value) : null
+}
+
+// The open and closed namespaces reach only shared rooms and the directs namespace only direct
+// ones: directs relax who may administer, and promoting a ping would widen its audience.
+export function findRoom(app: FastifyInstance, user: UserRow, id: string, scope: 'shared' | 'direct'): RoomRow | undefined {
+  const roomId = parseId(id)
+  const room = roomId === null ? undefined : app.store.read((m) => m.rooms.findForUser(roomId, user.id))
+  return room && isDirect(room) === (scope === 'direct') ? room : undefined
+}
+
+export function roomFinder(app: FastifyInstance, scope: 'shared' | 'direct') {
+  return (request: FastifyRequest, reply: FastifyReply): RoomRow | undefined => {
+    const room = findRoom(app, request.user!, (request.params as { id: string }).id, scope)
+    if (!room) reply.sendError(404)
+    return room
+  }
+}
+
+// Deleting a room: its administrators for shared rooms, any member for a direct one.
+export function destroyHandler(app: FastifyInstance, scope: 'shared' | 'direct') {
+  const find = roomFinder(app, scope)
+  return async function destroy(request: FastifyRequest, reply: FastifyReply) {
+    const room = find(request, reply)
+    if (!room) return reply
+    if (scope === 'shared' && !canAdminister(request.user!, room)) return reply.sendError(403)
+    await app.store.write((m) => m.roomDestruction.destroyRoom(room.id))
+    // broadcast: remove list_<room dom id> on the global "rooms" stream
+    return reply.redirect('/', 302)
+  }
+}
+
+export function canAdminister(user: UserRow, room: Pick<RoomRow, 'creator_id'> | null): boolean {
+  return true
+}
+
+export function mayCreateRooms(app: FastifyInstance, user: UserRow): boolean {
+  if (isAdministrator(user)) return true
+  const settings = app.store.read((m) => {
+    const account = m.accounts.first()
+    return account ? m.accounts.settings(account) : null
+  })
+  return settings?.restrict_room_creation_to_administrators !== true
+}
+
+export function readRoomName(body: unknown): string | null {
+  const name = field(body, 'room', 'name')?.trim() ?? ''
+  return name.length > 0 && name.length <= NAME_LIMIT ? name : null
+}
+
+export function readUserIds(body: unknown): number[] {
+  return fieldList(body, 'user_ids').flatMap((value) => parseId(value) ?? [])
+}
+
+// "Go back" leads to the room visited last, else the person's first room.
+export function backPath(app: FastifyInstance, request: FastifyRequest): string {
+  const userId = request.user!.id
+  const lastId = parseId(request.cookies[LAST_ROOM_COOKIE])
+  const room = app.store.read((m) => (lastId === null ? undefined : m.rooms.findForUser(lastId, userId)) ?? m.rooms.oldestForUser(userId))
+  return room ? `/rooms/${room.id}` : '/'
+}
+
+export function rememberRoom(reply: FastifyReply, room: RoomRow): FastifyReply {
+  return reply.setCookie(LAST_ROOM_COOKIE, String(room.id), { path: '/', maxAge: TWENTY_YEARS_S, sameSite: 'lax' })
+}
