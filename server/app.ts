@@ -41,6 +41,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost })
   await app.register(auth, { config })
   await app.register(views, { config })
-  await app.register(routes, { signInLimit: options.signInLimit })
+  await app.register(routes, { config, signInLimit: options.signInLimit })
   return app
 }
