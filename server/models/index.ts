@@ -17,6 +17,10 @@ import { closedRooms } from './rooms/closed.ts'
 import { directRooms } from './rooms/direct.ts'
 import { openRooms } from './rooms/open.ts'
 import { sidebars } from './user/sidebar.ts'
+import { searches } from './search.ts'
+import { searchable } from './message/searchable.ts'
+import { autocompletable } from './user/autocompletable.ts'
+import { avatars } from './user/avatar.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -33,7 +37,11 @@ export function createModels(db: Connection) {
     memberships: memberships(db),
     rooms: rooms(db),
     sessions: sessions(db),
+    avatars: avatars(db),
     sidebars: sidebars(db),
+    searches: searches(db),
+    searchable: searchable(db),
+    autocompletable: autocompletable(db),
     users: users(db),
     closedRooms: closedRooms(db),
     directRooms: directRooms(db),

@@ -90,7 +90,7 @@ export default fp(
 
     app.decorateReply('requireSignIn', function (this: FastifyReply) {
       const request = this.request
-      if (request.method === 'GET' && acceptsHtml(request)) {
+      if ((request.method === 'GET' || request.method === 'HEAD') && acceptsHtml(request)) {
         const path = safeReturnPath(request.url)
         if (path) this.setCookie(RETURN_TO_COOKIE, path, { ...cookieOptions(request), maxAge: 60 * 60 })
         return this.redirect('/session/new', 302)

@@ -66,7 +66,7 @@ async function enforceSsl(request: FastifyRequest, reply: FastifyReply) {
     return
   }
   const host = request.headers.host ?? ''
-  if (LOOPBACK_HOST.test(host) || request.url === '/up') return
-  if (request.method === 'GET' || request.method === 'HEAD') return reply.redirect(`https://${host}${request.url}`, 301)
-  return reply.sendError(403, 'This server only accepts HTTPS.')
+  if (LOOPBACK_HOST.test(host) || request.url.split('?')[0] === '/up') return
+  const safe = request.method === 'GET' || request.method === 'HEAD'
+  return reply.redirect(`https://${host}${request.url}`, safe ? 301 : 307)
 }

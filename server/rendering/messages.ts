@@ -2,7 +2,8 @@ import type { Eta } from 'eta'
 import type { Helpers } from './helpers/index.ts'
 import type { RailsSigning } from '../lib/rails/signing.ts'
 import type { MessageDisplay, Person } from '../models/message/display.ts'
-import { isAllEmoji, MENTION_CONTENT_TYPE, plainText, renderBody, soundFor, type Attachment } from '../models/rich-text/index.ts'
+import { isAllEmoji, MENTION_CONTENT_TYPE, opengraphEmbedOf, plainText, renderBody, soundFor, type Attachment } from '../models/rich-text/index.ts'
+import { renderOpengraphEmbed } from './helpers/opengraph.ts'
 import { escapeHtml } from './templates.ts'
 
 export interface MessageRendererDeps {
@@ -37,6 +38,8 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
     const people = new Map(mentions.size > 0 ? deps.findPeople([...new Set(mentions.values())]).map((p) => [p.id, p]) : [])
     return renderBody(html, {
       renderAttachment(attachment: Attachment) {
+        const embed = opengraphEmbedOf(attachment)
+        if (embed) return renderOpengraphEmbed(embed)
         if (attachment.contentType !== MENTION_CONTENT_TYPE || !attachment.sgid) return null
         const person = people.get(mentions.get(attachment.sgid) ?? -1)
         return person ? renderMention(person, attachment.sgid) : null

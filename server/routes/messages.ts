@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { field } from '../plugins/body.ts'
 import { requestOrigin } from '../plugins/security.ts'
-import { isAdministrator } from '../models/user.ts'
+import { canAdminister } from '../models/user/role.ts'
 import type { MessageRow } from '../models/message.ts'
 import { postMessage, removeMessage, reviseMessage } from '../models/message/posting.ts'
 import { TURBO_STREAM_TYPE, turboStream, turboStreamRemove } from '../rendering/turbo-streams.ts'
@@ -23,8 +23,16 @@ export default async function messages(app: FastifyInstance) {
     })
   }
 
-  function canAdminister(request: FastifyRequest, message: MessageRow): boolean {
-    return isAdministrator(request.user!) || message.creator_id === request.user!.id
+
+  // The composed body, or null once a 422 has been sent.
+  function readBody(request: FastifyRequest, reply: FastifyReply) {
+    try {
+      return composeBody(app, field(request.body, 'message', 'body'))
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error
+      reply.sendError(422, error.message)
+      return null
+    }
   }
 
   function renderOne(request: FastifyRequest, message: MessageRow): string {
@@ -56,13 +64,8 @@ export default async function messages(app: FastifyInstance) {
     if (!room) return reply.code(404).type('text/html; charset=utf-8').send(app.renderPartial('/messages/room_not_found'))
     const clientMessageId = field(request.body, 'message', 'client_message_id') || randomUUID()
     if (!CLIENT_MESSAGE_ID.test(clientMessageId)) return reply.sendError(422, 'That message id is not valid.')
-    let body
-    try {
-      body = composeBody(app, field(request.body, 'message', 'body'))
-    } catch (error) {
-      if (error instanceof BodyError) return reply.sendError(422, error.message)
-      throw error
-    }
+    const body = readBody(request, reply)
+    if (!body) return reply
     const message = await app.store.write((m) => postMessage(m, { roomId: room.id, creatorId: user.id, clientMessageId, ...body }))
     if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
     const html = renderOne(request, message)
@@ -78,7 +81,7 @@ export default async function messages(app: FastifyInstance) {
   app.get('/rooms/:room_id/messages/:id/edit', async (request: FastifyRequest<Params>, reply) => {
     const { message } = load(request)
     if (!message) return reply.sendError(404)
-    if (!canAdminister(request, message)) return reply.sendError(403)
+    if (!canAdminister(request.user!, message)) return reply.sendError(403)
     const body = app.store.read((m) => m.messages.body(message.id)) ?? ''
     return reply.type('text/html; charset=utf-8').send(app.renderPartial('/messages/edit', { message, body }))
   })
@@ -86,14 +89,9 @@ export default async function messages(app: FastifyInstance) {
   async function update(request: FastifyRequest<Params>, reply: FastifyReply) {
     const { room, message } = load(request)
     if (!room || !message) return reply.sendError(404)
-    if (!canAdminister(request, message)) return reply.sendError(403)
-    let body
-    try {
-      body = composeBody(app, field(request.body, 'message', 'body'))
-    } catch (error) {
-      if (error instanceof BodyError) return reply.sendError(422, error.message)
-      throw error
-    }
+    if (!canAdminister(request.user!, message)) return reply.sendError(403)
+    const body = readBody(request, reply)
+    if (!body) return reply
     await app.store.write((m) => reviseMessage(m, message, body.body, body.plainText))
     if (String(request.headers.accept ?? '').includes('application/json')) {
       return reply.type('application/json; charset=utf-8').send({ id: message.id, room_id: room.id, body: { html: body.body, plain: body.plainText } })
@@ -104,7 +102,7 @@ export default async function messages(app: FastifyInstance) {
   async function destroy(request: FastifyRequest<Params>, reply: FastifyReply) {
     const { room, message } = load(request)
     if (!room || !message) return reply.sendError(404)
-    if (!canAdminister(request, message)) return reply.sendError(403)
+    if (!canAdminister(request.user!, message)) return reply.sendError(403)
     await app.store.write((m) => removeMessage(m, message))
     if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
     return reply.type(TURBO_STREAM_TYPE).send(turboStreamRemove(app.helpers.messageDomId(message)))

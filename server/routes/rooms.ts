@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { requestOrigin } from '../plugins/security.ts'
 import type { MessageRow } from '../models/message.ts'
-import type { RoomRow } from '../models/room.ts'
 import { globalIdParam } from '../lib/rails/signing.ts'
 import { LAST_ROOM_COOKIE } from './welcome.ts'
+import { directRoomName } from '../lib/sentence.ts'
+import { canAdminister } from '../models/user/role.ts'
+import { resourceRoutes } from './method-override.ts'
 import { positiveId, roomFor } from './room-scoped.ts'
 
 const EDIT_KINDS: Record<string, string> = { 'Rooms::Open': 'opens', 'Rooms::Closed': 'closeds', 'Rooms::Direct': 'directs' }
@@ -14,7 +16,7 @@ export default async function rooms(app: FastifyInstance) {
     return reply.flash({ alert: 'Room not found or inaccessible' }).redirect('/', 302)
   }
 
-  function show(request: FastifyRequest<RoomParams>, reply: FastifyReply) {
+  async function show(request: FastifyRequest<RoomParams>, reply: FastifyReply) {
     const user = request.user!
     const page = app.store.read((m) => {
       const room = roomFor(m, request, request.params.id ?? request.params.room_id)
@@ -26,14 +28,14 @@ export default async function rooms(app: FastifyInstance) {
       return {
         room,
         messages: m.messageDisplay.load(rows, [room]),
-        roomName: displayName(m.messageDisplay.roomNames([room]).get(room.id) ?? '', room, m, user),
+        roomName: room.type === 'Rooms::Direct' ? directRoomName(m.rooms.memberNames(room.id).filter((p) => p.id !== user.id), user.name) : (room.name ?? ''),
         unread: m.memberships.find(room.id, user.id)?.unread_at != null,
         invitation: original?.id === room.id && m.rooms.fewerMessagesThan(room.id, 41),
         highlightId: target?.id ?? null,
       }
     })
     if (!page) return notFound(reply)
-    if (page.unread) void app.store.write((m) => m.memberships.read(page.room.id, user.id)).catch((err) => request.log.warn({ err }, 'marking read failed'))
+    if (page.unread) await app.store.write((m) => m.memberships.read(page.room.id, user.id))
     reply.setCookie(LAST_ROOM_COOKIE, String(page.room.id), { path: '/', maxAge: 20 * 365 * 24 * 3600, sameSite: 'lax' })
     const origin = requestOrigin(request)
     return reply.view('rooms/show', {
@@ -51,13 +53,15 @@ export default async function rooms(app: FastifyInstance) {
   })
   app.get('/rooms/:id', show)
   app.get('/rooms/:room_id/@:message_id', show)
-}
 
-// A direct room is named for the other people in it (or for yourself, alone in it).
-function displayName(sharedName: string, room: RoomRow, models: Parameters<typeof roomFor>[0], viewer: { id: number; name: string }): string {
-  if (room.type !== 'Rooms::Direct') return room.name ?? sharedName
-  const others = models.rooms.memberNames(room.id).filter((member) => member.id !== viewer.id)
-  if (others.length === 0) return viewer.name
-  const names = others.map((member) => member.name)
-  return names.length === 1 ? names[0]! : names.length === 2 ? `${names[0]} and ${names[1]}` : `${names.slice(0, -1).join(', ')}, and ${names[names.length - 1]}`
+  // Administrators and the room's creator may delete it, with everything in it.
+  async function destroy(request: FastifyRequest<RoomParams>, reply: FastifyReply) {
+    const room = app.store.read((m) => roomFor(m, request, request.params.id))
+    if (!room) return reply.sendError(404)
+    if (!canAdminister(request.user!, room)) return reply.sendError(403)
+    await app.store.write((m) => m.roomDestruction.destroyRoom(room.id))
+    // broadcast: remove list_<room dom id> on the global "rooms" stream
+    return reply.redirect('/', 302)
+  }
+  resourceRoutes(app, '/rooms/:id', { DELETE: destroy })
 }

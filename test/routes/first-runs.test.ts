@@ -108,22 +108,24 @@ test('two concurrent POST /first_run requests create exactly one account', async
   assert.equal(responses.filter((r) => r.cookies.some((c) => c.name === 'session_token')).length, 1, 'only the winner is signed in')
 })
 
-for (const [what, fields] of [
-  ['a blank name', { ...PERSON, 'user[name]': '   ' }],
-  ['a bad email address', { ...PERSON, 'user[email_address]': 'not-an-email' }],
-  ['a blank password', { ...PERSON, 'user[password]': '' }],
-] as const) {
-  test(`POST /first_run with ${what} answers 422 with the form and creates nothing`, async (t) => {
-    const { app } = await buildTestApp(t, { fixtures: false })
-    const response = await postFirstRun(app, fields)
-    assert.equal(response.statusCode, 422)
-    assert.match(String(response.headers['content-type']), /^text\/html/)
-    assert.match(response.body, /<form action="\/first_run" method="post"/)
-    assert.match(response.body, /role="alert"/)
-    assert.equal(response.cookies.find((c) => c.name === 'session_token'), undefined)
-    for (const table of ['accounts', 'users', 'rooms', 'memberships', 'sessions']) assert.equal(count(app, table), 0, `no ${table} row`)
-  })
-}
+test('POST /first_run with invalid input answers 422 with the form and creates nothing', async (t) => {
+  const { app } = await buildTestApp(t, { fixtures: false })
+  for (const [what, fields] of [
+    ['a blank name', { ...PERSON, 'user[name]': '   ' }],
+    ['a bad email address', { ...PERSON, 'user[email_address]': 'not-an-email' }],
+    ['a blank password', { ...PERSON, 'user[password]': '' }],
+  ] as const) {
+    await t.test(`POST /first_run with ${what} answers 422 with the form and creates nothing`, async () => {
+      const response = await postFirstRun(app, fields)
+      assert.equal(response.statusCode, 422)
+      assert.match(String(response.headers['content-type']), /^text\/html/)
+      assert.match(response.body, /<form action="\/first_run" method="post"/)
+      assert.match(response.body, /role="alert"/)
+      assert.equal(response.cookies.find((c) => c.name === 'session_token'), undefined)
+      for (const table of ['accounts', 'users', 'rooms', 'memberships', 'sessions']) assert.equal(count(app, table), 0, `no ${table} row`)
+    })
+  }
+})
 
 test('POST /first_run with invalid input keeps what was typed, HTML-escaped, but never the password', async (t) => {
   const { app } = await buildTestApp(t, { fixtures: false })

@@ -1,6 +1,7 @@
 import type { Connection } from '../database.ts'
 import type { MessageRow } from '../message.ts'
 import type { RoomRow } from '../room.ts'
+import { toSentence } from '../../lib/sentence.ts'
 
 export interface Person {
   id: number
@@ -103,11 +104,4 @@ export function display(db: Connection) {
       }))
     },
   }
-}
-
-// Array#to_sentence: "a", "a and b", "a, b, and c".
-export function toSentence(words: string[]): string {
-  if (words.length <= 1) return words[0] ?? ''
-  if (words.length === 2) return `${words[0]} and ${words[1]}`
-  return `${words.slice(0, -1).join(', ')}, and ${words[words.length - 1]}`
 }

@@ -21,8 +21,9 @@ export function pagination(db: Connection) {
   const createdSince = db.prepare<[number, string, number], MessageRow>(
     `SELECT ${COLUMNS} FROM messages WHERE room_id = ? AND created_at > ? ORDER BY created_at, id LIMIT ?`,
   )
-  const updatedSince = db.prepare<[number, string, number], MessageRow>(
-    `SELECT ${COLUMNS} FROM messages WHERE room_id = ? AND updated_at > ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
+  const updatedSince = db.prepare<[number, string, string, number], MessageRow>(
+    `SELECT ${COLUMNS} FROM messages WHERE room_id = ? AND updated_at > ? AND id NOT IN (SELECT value FROM json_each(?))
+     ORDER BY updated_at DESC, id DESC LIMIT ?`,
   )
 
   return {
@@ -34,6 +35,8 @@ export function pagination(db: Connection) {
       return [...this.pageBefore(m, size), m, ...this.pageAfter(m, size)]
     },
     createdSince: (roomId: number, since: string, size = PAGE_SIZE): MessageRow[] => createdSince.all(roomId, since, size),
-    updatedSince: (roomId: number, since: string, size = PAGE_SIZE): MessageRow[] => updatedSince.all(roomId, since, size).reverse(),
+    // Changed since, leaving out the ones just created (they are sent whole).
+    updatedSince: (roomId: number, since: string, excluding: number[] = [], size = PAGE_SIZE): MessageRow[] =>
+      updatedSince.all(roomId, since, JSON.stringify(excluding), size).reverse(),
   }
 }

@@ -51,7 +51,24 @@ export function ftsQuery(query: string): string | null {
 //   first off the room_id index and looks each one up in the index by rowid. The two alternate,
 //   the one that has used less time going next, and whichever finishes first answers; both
 //   are exact, so the result is the same and the cost is about twice the cheaper one.
-export function searchable(db: Connection) {
+export interface SearchableOptions {
+  probeSize?: number
+  accessibleCap?: number
+}
+
+// How often each path answered (for tests and diagnostics).
+export interface SearchPaths {
+  probe: number
+  nothingReachableBelow: number
+  longIndexWalk: number
+  raceWonByMembership: number
+  raceWonByIndex: number
+}
+
+export function searchable(db: Connection, options: SearchableOptions = {}) {
+  const probeSize = options.probeSize ?? PROBE_SIZE
+  const accessibleCap = options.accessibleCap ?? ACCESSIBLE_CAP
+  const paths: SearchPaths = { probe: 0, nothingReachableBelow: 0, longIndexWalk: 0, raceWonByMembership: 0, raceWonByIndex: 0 }
   const roomIds = db.prepare<[number], number>('SELECT room_id FROM memberships WHERE user_id = ? ORDER BY room_id').pluck()
 
   // The extent of the next window: how many matches it holds and the lowest rowid among them.
@@ -95,8 +112,8 @@ export function searchable(db: Connection) {
 
   // Walks the index newest first, one window per step, each window checked against the rooms.
   function indexWalk(match: string, rooms: string, need: number) {
-    const walk = { hits: [] as number[], done: false, cursor: NO_BOUND, step }
-    let size = PROBE_SIZE
+    const walk = { hits: [] as number[], done: false, cursor: NO_BOUND, fewReachable: false, step }
+    let size = probeSize
     function step(): void {
       const extent = window.get(match, walk.cursor, size)
       if (!extent || extent.size === 0 || extent.floor === null) {
@@ -105,9 +122,10 @@ export function searchable(db: Connection) {
       }
       const { cursor } = walk
       const wanted = need - walk.hits.length
-      // A window spanning few messages is checked against the accessible ids in that span.
+      // The matches are checked against the set of accessible ids in the window's span when
+      // that set is small: the person reaches few messages, or the window spans few messages.
       const found =
-        cursor !== NO_BOUND && cursor - extent.floor <= 16 * extent.size
+        cursor !== NO_BOUND && (walk.fewReachable || cursor - extent.floor <= 16 * extent.size)
           ? windowWithinSet.all(match, cursor, extent.floor, rooms, cursor, extent.floor, wanted)
           : windowJoined.all(match, cursor, extent.floor, rooms, wanted)
       walk.hits.push(...found)
@@ -142,15 +160,24 @@ export function searchable(db: Connection) {
     if (rooms === '[]') return []
     const index = indexWalk(match, rooms, limit)
     index.step() // the bounded probe
-    if (index.done) return index.hits
-
-    const floor = index.cursor
-    const reachable = countAccessible.get(rooms, floor, ACCESSIBLE_CAP) ?? 0
-    if (reachable === 0) return index.hits
-    if (reachable >= ACCESSIBLE_CAP) {
-      while (!index.done) index.step()
+    if (index.done) {
+      paths.probe++
       return index.hits
     }
+
+    const floor = index.cursor
+    const reachable = countAccessible.get(rooms, floor, accessibleCap) ?? 0
+    if (reachable === 0) {
+      paths.nothingReachableBelow++
+      return index.hits
+    }
+    // Many reachable messages: finish with one walk down the rest of the index, which stops
+    // as soon as the page is full.
+    if (reachable >= accessibleCap) {
+      paths.longIndexWalk++
+      return index.hits.concat(windowJoined.all(match, floor, 0, rooms, limit - index.hits.length))
+    }
+    index.fewReachable = true
     const above = index.hits.slice()
     const members = membershipWalk(match, rooms, limit - above.length, floor)
     let indexTime = 0
@@ -160,16 +187,24 @@ export function searchable(db: Connection) {
       if (membersTime <= indexTime) {
         members.step()
         membersTime += performance.now() - started
-        if (members.done) return above.concat(members.hits)
+        if (members.done) {
+          paths.raceWonByMembership++
+          return above.concat(members.hits)
+        }
       } else {
         index.step()
         indexTime += performance.now() - started
-        if (index.done) return index.hits
+        if (index.done) {
+          paths.raceWonByIndex++
+          return index.hits
+        }
       }
     }
   }
 
   return {
+    paths,
+
     // The newest `limit` messages by id that match the query and sit in a room the person has
     // a membership in, oldest first. Any query string is safe; an empty one finds nothing.
     reachableMatches(userId: number, query: string | null | undefined, limit = SEARCH_RESULTS_LIMIT): MessageRow[] {

@@ -1,10 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ROOM_TYPES, type RoomRow } from '../../models/room.ts'
 import { resourceRoutes } from '../method-override.ts'
-import { backPath, canAdminister, destroyHandler, mayCreateRooms, readRoomName, readUserIds, rememberRoom, roomFinder } from './room-scope.ts'
-
-const DEFAULT_ROOM_NAME = 'New room'
-const INVALID_NAME = 'Please give the room a name of up to 255 characters.'
+import { DEFAULT_ROOM_NAME, INVALID_NAME, backPath, canAdminister, destroyHandler, mayCreateRooms, readRoomName, readUserIds, rememberRoom, roomFinder } from './room-scope.ts'
 
 // Rooms for the people picked in user_ids[]. Editing here also turns an open room into a closed one.
 export default async function closeds(app: FastifyInstance) {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { directRoomName } from '../../lib/sentence.ts'
 import { resourceRoutes } from '../method-override.ts'
 import { backPath, destroyHandler, readUserIds, rememberRoom, roomFinder } from './room-scope.ts'
 
@@ -34,16 +35,8 @@ export default async function directs(app: FastifyInstance) {
     const members = app.store.read((m) => m.roomMemberships.members(room.id))
     const others = members.filter((member) => member.id !== userId)
     const shown = members.length > 1 ? others : members
-    return reply.view('rooms/directs/edit', { room, members: shown, displayName: displayName(others, request.user!.name), backPath: backPath(app, request) })
+    return reply.view('rooms/directs/edit', { room, members: shown, displayName: directRoomName(others, request.user!.name), backPath: backPath(app, request) })
   })
 
   resourceRoutes(app, '/rooms/directs/:id', { DELETE: destroyHandler(app, 'direct') })
-}
-
-// The other people's names as a sentence ("A, B, and C"), or your own in a room of one.
-export function displayName(others: { name: string }[], ownName: string): string {
-  const names = others.map((other) => other.name)
-  if (names.length === 0) return ownName
-  if (names.length <= 2) return names.join(' and ')
-  return `${names.slice(0, -1).join(', ')}, and ${names.at(-1)}`
 }

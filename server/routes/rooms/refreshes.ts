@@ -4,6 +4,9 @@ import { dbTime } from '../../lib/time.ts'
 import { TURBO_STREAM_TYPE, turboStream } from '../../rendering/turbo-streams.ts'
 import { roomFor } from '../room-scoped.ts'
 
+// Timestamps are written with four-digit years.
+const MAX_SINCE_MS = Date.UTC(9999, 11, 31)
+
 type Params = { Params: { room_id: string }; Querystring: { since?: string } }
 
 // After a reconnect the page asks what it missed: messages created since (appended) and
@@ -11,14 +14,13 @@ type Params = { Params: { room_id: string }; Querystring: { since?: string } }
 export default async function refreshes(app: FastifyInstance) {
   app.get('/rooms/:room_id/refresh', async (request: FastifyRequest<Params>, reply) => {
     const sinceMs = Number(request.query.since ?? 0)
-    if (!Number.isFinite(sinceMs) || sinceMs < 0 || sinceMs > 8.64e15) return reply.sendError(400)
+    if (!Number.isFinite(sinceMs) || sinceMs < 0 || sinceMs > MAX_SINCE_MS) return reply.sendError(400)
     const since = dbTime(Math.floor(sinceMs) * 1000)
     const result = app.store.read((m) => {
       const room = roomFor(m, request, request.params.room_id)
       if (!room) return null
       const created = m.messagePages.createdSince(room.id, since)
-      const createdIds = new Set(created.map((message) => message.id))
-      const updated = m.messagePages.updatedSince(room.id, since).filter((message) => !createdIds.has(message.id))
+      const updated = m.messagePages.updatedSince(room.id, since, created.map((message) => message.id))
       return { room, created: m.messageDisplay.load(created, [room]), updated: m.messageDisplay.load(updated, [room]) }
     })
     if (!result) return reply.sendError(404)

@@ -3,10 +3,13 @@ import { field, fieldList } from '../../plugins/body.ts'
 import type { RoomRow } from '../../models/room.ts'
 import { isDirect } from '../../models/rooms/direct.ts'
 import { isAdministrator, type UserRow } from '../../models/user.ts'
+import { canAdminister } from '../../models/user/role.ts'
 import { LAST_ROOM_COOKIE } from '../welcome.ts'
 
 // What the typed room namespaces share (upstream's RoomsController, which they subclass).
 export const NAME_LIMIT = 255
+export const DEFAULT_ROOM_NAME = 'New room'
+export const INVALID_NAME = `Please give the room a name of up to ${NAME_LIMIT} characters.`
 const TWENTY_YEARS_S = 20 * 365 * 24 * 60 * 60
 
 export function parseId(value: unknown): number | null {
@@ -42,9 +45,7 @@ export function destroyHandler(app: FastifyInstance, scope: 'shared' | 'direct')
   }
 }
 
-export function canAdminister(user: UserRow, room: Pick<RoomRow, 'creator_id'> | null): boolean {
-  return true
-}
+export { canAdminister }
 
 export function mayCreateRooms(app: FastifyInstance, user: UserRow): boolean {
   if (isAdministrator(user)) return true

@@ -182,3 +182,14 @@ test('signed-out visitors are sent to sign in', async (t) => {
   assert.equal(response.statusCode, 302)
   assert.equal(response.headers.location, '/session/new')
 })
+
+test('room names are escaped wherever the edit page shows them', async (t) => {
+  const { app } = await buildTestApp(t)
+  const cookie = await signIn(app, 'david')
+  await send(app, cookie, 'POST', '/rooms/opens', [['room[name]', '<b>"Loud"</b>']])
+  const response = await get(app, cookie, `/rooms/opens/${newestRoomId(app)}/edit`)
+  assert.equal(response.statusCode, 200)
+  assert.doesNotMatch(response.body, /<b>/)
+  assert.match(response.body, /value="&lt;b&gt;&quot;Loud&quot;&lt;\/b&gt;"/)
+  assert.match(response.body, /aria-label="Delete &lt;b&gt;&quot;Loud&quot;&lt;\/b&gt;"/)
+})

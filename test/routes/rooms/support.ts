@@ -5,7 +5,7 @@ import { users } from '../../fixtures.ts'
 
 // Form bodies with repeated keys, as browsers send "user_ids[]".
 export function send(app: FastifyInstance, cookie: string, method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, fields: [string, string | number][] = []): Promise<LightMyRequestResponse> {
-  const payload = new URLSearchParams(fields.map(([key, value]) => [key, String(value)])).toString()
+  const payload = new URLSearchParams(fields.map(([key, value]): [string, string] => [key, String(value)])).toString()
   return inject(app, cookie, { method, url, payload, headers: { 'content-type': 'application/x-www-form-urlencoded', ...sameOrigin } })
 }
 
