@@ -4,6 +4,7 @@ import type { Config } from './config.ts'
 import type { RateLimit } from './lib/rate-limit.ts'
 import auth from './plugins/auth.ts'
 import body, { FORM_BODY_LIMIT } from './plugins/body.ts'
+import cable from './plugins/cable.ts'
 import database from './plugins/database.ts'
 import errors from './plugins/errors.ts'
 import passwords from './plugins/passwords.ts'
@@ -41,6 +42,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost })
   await app.register(auth, { config })
   await app.register(views, { config })
+  await app.register(cable)
   await app.register(routes, { config, signInLimit: options.signInLimit })
   return app
 }

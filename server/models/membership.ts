@@ -35,9 +35,11 @@ export function memberships(db: Connection) {
     'SELECT id, room_id, user_id, involvement, unread_at, connections, connected_at, updated_at FROM memberships WHERE room_id = ? AND user_id = ?',
   )
   const read = db.prepare('UPDATE memberships SET unread_at = NULL, updated_at = ? WHERE room_id = ? AND user_id = ? AND unread_at IS NOT NULL')
+  const userIdsIn = db.prepare<[number], number>('SELECT user_id FROM memberships WHERE room_id = ?').pluck()
   const disconnectAll = db.prepare('UPDATE memberships SET connections = 0, connected_at = NULL WHERE connected_at IS NOT NULL OR connections != 0')
 
   return {
+    userIdsIn: (roomId: number): number[] => userIdsIn.all(roomId),
     find: (roomId: number, userId: number): MembershipRow | undefined => find.get(roomId, userId),
 
     // Touches the membership, so a sidebar tile cached on it shows the room as read.

@@ -34,7 +34,10 @@ export function rooms(db: Connection) {
     'SELECT users.id, users.name FROM memberships JOIN users ON users.id = memberships.user_id WHERE memberships.room_id = ? ORDER BY users.id',
   )
 
+  const find = db.prepare<[number], RoomRow>(`SELECT ${COLUMNS} FROM rooms WHERE id = ?`)
+
   return {
+    find: (id: number): RoomRow | undefined => find.get(id),
     newestForUser: (userId: number): RoomRow | undefined => newestForUser.get(userId),
     // Room.original: the first room created, which shows the invitation.
     original: (): RoomRow | undefined => original.get(),

@@ -83,6 +83,11 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
 
   return {
     render,
+    // messages/_presentation alone, for the live replace after an edit.
+    renderPresentation(message: MessageDisplay): string {
+      return eta.render('/messages/_presentation', { h: helpers, message, presentation: presentation(message).html })
+    },
+    renderBoost: (boost: MessageDisplay['boosts'][number]): string => eta.render('/messages/boosts/_boost', { h: helpers, boost }),
     renderAll: (messages: MessageDisplay[], origin: string): string => messages.map((m) => render(m, origin)).join(''),
   }
 }

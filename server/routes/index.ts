@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { RateLimit } from '../lib/rate-limit.ts'
 import type { Config } from '../config.ts'
+import cable from './cable.ts'
 import firstRuns from './first-runs.ts'
 import messages from './messages.ts'
 import boosts from './messages/boosts.ts'
@@ -43,4 +44,5 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(directs)
   await app.register(searches)
   await app.register(up)
+  await app.register(cable)
 }

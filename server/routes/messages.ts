@@ -7,6 +7,7 @@ import type { MessageRow } from '../models/message.ts'
 import { postMessage, removeMessage, reviseMessage } from '../models/message/posting.ts'
 import { TURBO_STREAM_TYPE, turboStream, turboStreamRemove } from '../rendering/turbo-streams.ts'
 import { composeBody, BodyError } from './messages/body.ts'
+import { epochSeconds } from '../rendering/helpers/time.ts'
 import { positiveId, roomFor, wantsTurboStream } from './room-scoped.ts'
 import { resourceRoutes } from './method-override.ts'
 
@@ -67,9 +68,11 @@ export default async function messages(app: FastifyInstance) {
     const body = readBody(request, reply)
     if (!body) return reply
     const message = await app.store.write((m) => postMessage(m, { roomId: room.id, creatorId: user.id, clientMessageId, ...body }))
+    const stream = turboStream('append', app.helpers.roomDomId(room, 'messages'), renderOne(request, message))
+    app.cable.messageCreated(room, stream)
+    app.cable.unreadRoom(room.id, app.store.read((m) => m.memberships.userIdsIn(room.id)), epochSeconds(message.created_at))
     if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
-    const html = renderOne(request, message)
-    return reply.type(TURBO_STREAM_TYPE).send(turboStream('append', app.helpers.roomDomId(room, 'messages'), html))
+    return reply.type(TURBO_STREAM_TYPE).send(stream)
   })
 
   app.get('/rooms/:room_id/messages/:id', async (request: FastifyRequest<Params>, reply) => {
@@ -93,6 +96,8 @@ export default async function messages(app: FastifyInstance) {
     const body = readBody(request, reply)
     if (!body) return reply
     await app.store.write((m) => reviseMessage(m, message, body.body, body.plainText))
+    const [revised] = app.store.read((m) => m.messageDisplay.load([m.messages.find(message.id)!], [room]))
+    app.cable.messageUpdated(room, message, app.messageRenderer.renderPresentation(revised!))
     if (String(request.headers.accept ?? '').includes('application/json')) {
       return reply.type('application/json; charset=utf-8').send({ id: message.id, room_id: room.id, body: { html: body.body, plain: body.plainText } })
     }
@@ -104,6 +109,7 @@ export default async function messages(app: FastifyInstance) {
     if (!room || !message) return reply.sendError(404)
     if (!canAdminister(request.user!, message)) return reply.sendError(403)
     await app.store.write((m) => removeMessage(m, message))
+    app.cable.messageRemoved(room, message)
     if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
     return reply.type(TURBO_STREAM_TYPE).send(turboStreamRemove(app.helpers.messageDomId(message)))
   }

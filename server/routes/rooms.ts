@@ -6,6 +6,7 @@ import { LAST_ROOM_COOKIE } from './welcome.ts'
 import { directRoomName } from '../lib/sentence.ts'
 import { canAdminister } from '../models/user/role.ts'
 import { resourceRoutes } from './method-override.ts'
+import { sidebarBroadcasts } from './rooms/sidebar-broadcasts.ts'
 import { positiveId, roomFor } from './room-scoped.ts'
 
 const EDIT_KINDS: Record<string, string> = { 'Rooms::Open': 'opens', 'Rooms::Closed': 'closeds', 'Rooms::Direct': 'directs' }
@@ -59,8 +60,9 @@ export default async function rooms(app: FastifyInstance) {
     const room = app.store.read((m) => roomFor(m, request, request.params.id))
     if (!room) return reply.sendError(404)
     if (!canAdminister(request.user!, room)) return reply.sendError(403)
+    const members = app.store.read((m) => m.memberships.userIdsIn(room.id))
     await app.store.write((m) => m.roomDestruction.destroyRoom(room.id))
-    // broadcast: remove list_<room dom id> on the global "rooms" stream
+    sidebarBroadcasts(app).roomRemoved(room, members)
     return reply.redirect('/', 302)
   }
   resourceRoutes(app, '/rooms/:id', { DELETE: destroy })

@@ -15,7 +15,8 @@ export default async function boosts(app: FastifyInstance) {
       ? null
       : app.store.read((m) => {
           const message = m.messages.find(id)
-          return message && m.rooms.findForUser(message.room_id, request.user!.id) ? message : null
+          const room = message && m.rooms.findForUser(message.room_id, request.user!.id)
+          return message && room ? Object.assign(message, { room }) : null
         })
   }
 
@@ -39,7 +40,10 @@ export default async function boosts(app: FastifyInstance) {
     if (!message) return reply.sendError(404)
     const content = (field(request.body, 'boost', 'content') ?? '').trim()
     if (!content || [...content].length > BOOST_MAX_LENGTH) return reply.sendError(422, `A boost is 1 to ${BOOST_MAX_LENGTH} characters.`)
-    await app.store.write((m) => boostMessage(m, message, request.user!.id, content))
+    const boost = await app.store.write((m) => boostMessage(m, message, request.user!.id, content))
+    const [display] = app.store.read((m) => m.messageDisplay.load([message], [message.room]))
+    const shown = display?.boosts.find((b) => b.id === boost.id)
+    if (shown) app.cable.boostCreated(message.room, message, app.messageRenderer.renderBoost(shown))
     return reply.redirect(`/messages/${message.id}/boosts`, 303)
   })
 
@@ -49,6 +53,7 @@ export default async function boosts(app: FastifyInstance) {
     const boost = message && boostId !== null ? app.store.read((m) => m.boosts.find(boostId, message.id)) : undefined
     if (!message || !boost || boost.booster_id !== request.user!.id) return reply.sendError(404)
     await app.store.write((m) => unboostMessage(m, message, boost.id))
+    app.cable.boostRemoved(message.room, boost.id)
     return reply.code(204).send()
   }
 

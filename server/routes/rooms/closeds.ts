@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ROOM_TYPES, type RoomRow } from '../../models/room.ts'
 import { resourceRoutes } from '../method-override.ts'
+import { sidebarBroadcasts } from './sidebar-broadcasts.ts'
 import { DEFAULT_ROOM_NAME, INVALID_NAME, backPath, canAdminister, destroyHandler, mayCreateRooms, readRoomName, readUserIds, rememberRoom, roomFinder } from './room-scope.ts'
 
 // Rooms for the people picked in user_ids[]. Editing here also turns an open room into a closed one.
 export default async function closeds(app: FastifyInstance) {
+  const broadcasts = sidebarBroadcasts(app)
   const sharedRoom = roomFinder(app, 'shared')
 
   function form(request: FastifyRequest, reply: FastifyReply, room: RoomRow | null, name: string, picked?: number[], status = 200, error?: string) {
@@ -36,7 +38,7 @@ export default async function closeds(app: FastifyInstance) {
       const userIds = [...readUserIds(request.body), user.id]
       if (name === null) return form(request, reply, null, '', userIds, 422, INVALID_NAME)
       const roomId = await app.store.write((m) => m.closedRooms.create(name, user.id, userIds))
-      // broadcast: render users/sidebars/rooms/_shared once, prepend it to shared_rooms on each member's [user, :rooms] stream
+      broadcasts.roomCreated(app.store.read((m) => m.rooms.find(roomId))!)
       return reply.redirect(`/rooms/${roomId}`, 302)
     },
   })
@@ -59,10 +61,8 @@ export default async function closeds(app: FastifyInstance) {
     const name = readRoomName(request.body)
     const userIds = readUserIds(request.body)
     if (name === null) return form(request, reply, room, room.name ?? '', userIds, 422, INVALID_NAME)
-    await app.store.write((m) => m.closedRooms.update(room.id, name, userIds))
-    // broadcast: replace list_<room dom id> on each member's [user, :rooms] stream (after an open→closed
-    // conversion: remove list_<old open dom id> instead, campfire.md §10 bug 2); reset the cable
-    // connections of every revoked user id (reconnect: true) so their streams are authorized again
+    const updated = await app.store.write((m) => m.closedRooms.update(room.id, name, userIds))
+    if (updated) broadcasts.roomUpdated(app.store.read((m) => m.rooms.find(room.id))!, updated.previousType, [...updated.revoked])
     return reply.redirect(`/rooms/${room.id}`, 302)
   }
 

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { directRoomName } from '../../lib/sentence.ts'
 import { resourceRoutes } from '../method-override.ts'
+import { sidebarBroadcasts } from './sidebar-broadcasts.ts'
 import { backPath, destroyHandler, readUserIds, rememberRoom, roomFinder } from './room-scope.ts'
 
 // Pings: one direct room per set of people. Any member may delete one; nobody renames it.
 export default async function directs(app: FastifyInstance) {
+  const broadcasts = sidebarBroadcasts(app)
   const directRoom = roomFinder(app, 'direct')
 
   app.get('/rooms/directs/new', async (request, reply) => {
@@ -16,8 +18,7 @@ export default async function directs(app: FastifyInstance) {
       const user = request.user!
       const userIds = readUserIds(request.body)
       const room = await app.store.write((m) => m.directRooms.findOrCreateFor(userIds, user.id))
-      // broadcast: for each membership, prepend users/sidebars/rooms/_direct to target direct_rooms
-      // on that member's [user, :rooms] stream (upstream does so whether the room is new or found)
+      broadcasts.directCreated(app.store.read((m) => m.rooms.find(room.id))!)
       return reply.redirect(`/rooms/${room.id}`, 302)
     },
   })

@@ -2,10 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { field } from '../../plugins/body.ts'
 import { isInvolvement, nextInvolvement } from '../../models/membership/involvement.ts'
 import { resourceRoutes } from '../method-override.ts'
+import { sidebarBroadcasts } from './sidebar-broadcasts.ts'
 import { parseId } from './room-scope.ts'
 
 // The bell. Found through the person's own membership, so rooms they are not in are a 404.
 export default async function involvements(app: FastifyInstance) {
+  const broadcasts = sidebarBroadcasts(app)
   function involvementIn(request: FastifyRequest) {
     const roomId = parseId((request.params as { room_id: string }).room_id)
     return roomId === null ? undefined : app.store.read((m) => m.involvements.involvementIn(roomId, request.user!.id))
@@ -27,9 +29,7 @@ export default async function involvements(app: FastifyInstance) {
     const { room } = involved
     const previous = await app.store.write((m) => m.involvements.update(room.id, request.user!.id, involvement))
     if (previous === undefined) return reply.sendError(404)
-    // broadcast: unless the room is direct, on the person's [user, :rooms] stream: remove list_<room dom id>
-    // when `involvement` is invisible, else, when `previous` was invisible, prepend users/sidebars/rooms/_shared
-    // to shared_rooms
+    broadcasts.involvementChanged(room, request.user!.id, previous, involvement)
     return reply.redirect(`/rooms/${room.id}/involvement`, 302)
   }
 

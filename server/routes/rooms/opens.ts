@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ROOM_TYPES, type RoomRow } from '../../models/room.ts'
 import { resourceRoutes } from '../method-override.ts'
+import { sidebarBroadcasts } from './sidebar-broadcasts.ts'
 import { DEFAULT_ROOM_NAME, INVALID_NAME, backPath, canAdminister, destroyHandler, mayCreateRooms, readRoomName, rememberRoom, roomFinder } from './room-scope.ts'
 
 // Rooms for everyone. Editing here also turns a closed room into an open one.
 export default async function opens(app: FastifyInstance) {
+  const broadcasts = sidebarBroadcasts(app)
   const sharedRoom = roomFinder(app, 'shared')
 
   function form(request: FastifyRequest, reply: FastifyReply, room: RoomRow | null, name: string, status = 200, error?: string) {
@@ -27,7 +29,7 @@ export default async function opens(app: FastifyInstance) {
       const name = readRoomName(request.body)
       if (name === null) return form(request, reply, null, '', 422, INVALID_NAME)
       const roomId = await app.store.write((m) => m.openRooms.create(name, user.id))
-      // broadcast: prepend users/sidebars/rooms/_shared to target shared_rooms on the global "rooms" stream
+      broadcasts.roomCreated(app.store.read((m) => m.rooms.find(roomId))!)
       return reply.redirect(`/rooms/${roomId}`, 302)
     },
   })
@@ -48,9 +50,8 @@ export default async function opens(app: FastifyInstance) {
     if (!canAdminister(request.user!, room)) return reply.sendError(403)
     const name = readRoomName(request.body)
     if (name === null) return form(request, reply, room, room.name ?? '', 422, INVALID_NAME)
-    await app.store.write((m) => m.openRooms.update(room.id, name))
-    // broadcast: replace list_<room dom id> with the shared tile on the global "rooms" stream; when the room
-    // was closed, remove list_<old closed dom id> and prepend the tile instead (campfire.md §10 bug 2)
+    const updated = await app.store.write((m) => m.openRooms.update(room.id, name))
+    if (updated) broadcasts.roomUpdated(app.store.read((m) => m.rooms.find(room.id))!, updated.previousType)
     return reply.redirect(`/rooms/${room.id}`, 302)
   }
 

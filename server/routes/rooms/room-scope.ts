@@ -5,6 +5,7 @@ import { isDirect } from '../../models/rooms/direct.ts'
 import { isAdministrator, type UserRow } from '../../models/user.ts'
 import { canAdminister } from '../../models/user/role.ts'
 import { LAST_ROOM_COOKIE } from '../welcome.ts'
+import { sidebarBroadcasts } from './sidebar-broadcasts.ts'
 
 // What the typed room namespaces share (upstream's RoomsController, which they subclass).
 export const NAME_LIMIT = 255
@@ -39,8 +40,9 @@ export function destroyHandler(app: FastifyInstance, scope: 'shared' | 'direct')
     const room = find(request, reply)
     if (!room) return reply
     if (scope === 'shared' && !canAdminister(request.user!, room)) return reply.sendError(403)
+    const members = app.store.read((m) => m.memberships.userIdsIn(room.id))
     await app.store.write((m) => m.roomDestruction.destroyRoom(room.id))
-    // broadcast: remove list_<room dom id> on the global "rooms" stream
+    sidebarBroadcasts(app).roomRemoved(room, members)
     return reply.redirect('/', 302)
   }
 }

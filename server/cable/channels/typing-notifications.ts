@@ -1,0 +1,15 @@
+import type { Outcome } from '../command-queue.ts'
+import { broadcastingFor } from '../channel.ts'
+import { RoomChannel } from './room.ts'
+
+// Everyone on the room's stream hears who started or stopped typing, the typist included
+// (their client ignores its own notices).
+export class TypingNotificationsChannel extends RoomChannel {
+  static override channelName = 'typing_notifications'
+  static override actions: ReadonlySet<string> = new Set(['start', 'stop'])
+
+  protected override dispatch(action: string): Outcome {
+    const { id, name } = this.user
+    this.server.broadcast(broadcastingFor(TypingNotificationsChannel.channelName, this.room!), { action, user: { id, name } })
+  }
+}

@@ -1,0 +1,245 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { RawData, WebSocket } from 'ws'
+import type { Channel } from './channel.ts'
+import { CHANNELS } from './channels/index.ts'
+import { CommandQueue, type Outcome } from './command-queue.ts'
+import { confirmation, disconnect, isObject, parseCommand, parseIdentifier, rejection, type Command, type DisconnectReason } from './protocol.ts'
+import type { CableServer } from './server.ts'
+
+export interface CableUser {
+  id: number
+  name: string
+}
+
+// Commands the server itself slips into a connection's queue, so they keep their place
+// among the client's own.
+type Revoke = { command: 'revoke'; roomId: number }
+
+const TEXT = { binary: false }
+const SLOW_CONSUMER = 1013
+const POLICY_VIOLATION = 1008
+const SLOW_CONSUMER_GRACE_MS = 1000
+
+// One socket: its user, its subscriptions (keyed by the identifier string, verbatim) and its
+// command queue. Handlers are attached in the constructor, synchronously at the upgrade, so
+// no early frame is lost.
+export class CableConnection {
+  readonly subscriptions = new Map<string, Channel>()
+  alive = true
+  private closing = false
+  private malformed = 0
+  private readonly queue: CommandQueue<Command | Revoke>
+  // Resolves once the socket has closed and every subscription has been cleaned up.
+  readonly finished: Promise<void>
+  private resolveFinished: () => void = () => {}
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly user: CableUser,
+    readonly server: CableServer,
+    readonly log: FastifyBaseLogger,
+  ) {
+    const { queuedCommands, queuedBytes } = server.limits
+    this.queue = new CommandQueue((command) => this.execute(command), {
+      maxLength: queuedCommands,
+      maxBytes: queuedBytes,
+      onError: (err, command) => log.error({ err, command }, 'cable: command failed'),
+    })
+    socket.on('message', (data, isBinary) => this.receive(data, isBinary))
+    socket.on('pong', () => (this.alive = true))
+    socket.once('close', () => this.closed())
+    this.finished = new Promise((resolve) => (this.resolveFinished = resolve))
+  }
+
+  get isOpen(): boolean {
+    return !this.closing && this.socket.readyState === this.socket.OPEN
+  }
+
+  // Every frame to this socket goes through here, so order is the order of the calls. A socket
+  // that stops reading is cut off rather than buffered for without limit.
+  send(frame: string | Buffer): boolean {
+    if (!this.isOpen) return false
+    if (this.socket.bufferedAmount > this.server.limits.bufferedBytes) {
+      this.dropSlowConsumer()
+      return false
+    }
+    this.socket.send(frame, TEXT)
+    return true
+  }
+
+  // Rails' Connection#close: say why, then close the socket.
+  disconnect(reason: DisconnectReason, reconnect: boolean, code = 1000): void {
+    if (!this.isOpen) return
+    this.send(disconnect(reason, reconnect))
+    this.closing = true
+    this.socket.close(code)
+  }
+
+  // Drops this user's subscriptions to one room, in order with their own commands.
+  revokeRoom(roomId: number): void {
+    this.queue.push({ command: 'revoke', roomId }, 0, true)
+  }
+
+  private receive(data: RawData, isBinary: boolean): void {
+    this.alive = true
+    if (!this.isOpen) return
+    if (isBinary) return this.refuse('binary frame', '')
+    const text = rawText(data)
+    const command = parseCommand(text)
+    if (typeof command === 'string') return this.refuse(command, text)
+    if (!this.queue.push(command, text.length)) {
+      this.log.warn({ user: this.user.id, queued: this.queue.length }, 'cable: command queue overflow, disconnecting')
+      this.disconnect('invalid_request', true, POLICY_VIOLATION)
+    }
+  }
+
+  private refuse(reason: string, text: string): void {
+    this.log.warn({ user: this.user.id, reason, frame: text.slice(0, 200) }, 'cable: ignored a malformed frame')
+    if (++this.malformed > this.server.limits.malformedFrames) this.disconnect('invalid_request', false, POLICY_VIOLATION)
+  }
+
+  private execute(command: Command | Revoke): Outcome {
+    switch (command.command) {
+      case 'subscribe':
+        return this.subscribe(command.identifier)
+      case 'unsubscribe':
+        return this.unsubscribe(command.identifier)
+      case 'message':
+        return this.perform(command.identifier, command.data)
+      case 'revoke':
+        return this.revoke(command.roomId)
+    }
+  }
+
+  private subscribe(identifier: string): Outcome {
+    // As Rails: a second subscribe of a live identifier is ignored. Rejecting it would make
+    // the client drop a subscription that the server still serves.
+    if (this.subscriptions.has(identifier)) {
+      this.log.info({ user: this.user.id, identifier }, 'cable: already subscribed')
+      return
+    }
+    const channel = this.build(identifier)
+    if (!channel) {
+      this.send(rejection(identifier))
+      return
+    }
+    this.subscriptions.set(identifier, channel)
+    return settle(
+      () => channel.subscribed(),
+      () => this.answer(channel),
+      (err) => {
+        this.log.error({ err, identifier }, 'cable: subscribing failed')
+        this.drop(channel)
+        this.send(rejection(identifier))
+      },
+    )
+  }
+
+  private build(identifier: string): Channel | null {
+    const { identifierBytes, subscriptions } = this.server.limits
+    const parsed = Buffer.byteLength(identifier) <= identifierBytes ? parseIdentifier(identifier) : null
+    const Class = parsed ? CHANNELS.get(parsed.channel) : undefined
+    if (!parsed || !Class) {
+      this.log.warn({ user: this.user.id, identifier: identifier.slice(0, 200) }, 'cable: no such channel')
+      return null
+    }
+    if (this.subscriptions.size >= subscriptions) {
+      this.log.warn({ user: this.user.id, identifier }, 'cable: too many subscriptions')
+      return null
+    }
+    return new Class(this, identifier, parsed.params)
+  }
+
+  private answer(channel: Channel): void {
+    if (!channel.isRejected) {
+      this.send(confirmation(channel.identifier))
+      return
+    }
+    this.drop(channel)
+    this.send(rejection(channel.identifier))
+  }
+
+  private drop(channel: Channel): void {
+    channel.stopAllStreams()
+    if (this.subscriptions.get(channel.identifier) === channel) this.subscriptions.delete(channel.identifier)
+  }
+
+  private unsubscribe(identifier: string): Outcome {
+    const channel = this.subscriptions.get(identifier)
+    if (!channel) return
+    this.drop(channel)
+    return this.leave(channel)
+  }
+
+  private perform(identifier: string, data: unknown): Outcome {
+    const channel = this.subscriptions.get(identifier)
+    if (!channel || !isObject(data)) {
+      this.log.warn({ user: this.user.id, identifier: identifier.slice(0, 200) }, 'cable: no subscription for that message')
+      return
+    }
+    const action = typeof data.action === 'string' && data.action !== '' ? data.action : 'receive'
+    return channel.perform(action, data)
+  }
+
+  // The client hears a rejection, which is what it would get on subscribing again.
+  private revoke(roomId: number): Outcome {
+    const revoked = [...this.subscriptions.values()].filter((channel) => channel.roomId === roomId)
+    for (const channel of revoked) {
+      this.drop(channel)
+      this.send(rejection(channel.identifier))
+    }
+    return all(revoked.map((channel) => this.leave(channel)))
+  }
+
+  private leave(channel: Channel): Outcome {
+    return settle(
+      () => channel.unsubscribed(),
+      () => undefined,
+      (err) => this.log.error({ err, identifier: channel.identifier }, 'cable: unsubscribing failed'),
+    )
+  }
+
+  private dropSlowConsumer(): void {
+    this.log.warn({ user: this.user.id, buffered: this.socket.bufferedAmount }, 'cable: slow consumer, disconnecting')
+    this.closing = true
+    this.socket.close(SLOW_CONSUMER, 'slow consumer')
+    setTimeout(() => this.socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref()
+  }
+
+  private closed(): void {
+    this.closing = true
+    this.server.removeConnection(this)
+    void this.queue.close(() => this.unsubscribeAll()).then(this.resolveFinished)
+  }
+
+  private unsubscribeAll(): Outcome {
+    const channels = [...this.subscriptions.values()]
+    this.subscriptions.clear()
+    for (const channel of channels) channel.stopAllStreams()
+    return all(channels.map((channel) => this.leave(channel)))
+  }
+}
+
+// Runs `step`, then `done` (or `failed`), staying synchronous when the step was.
+function settle(step: () => Outcome, done: () => void, failed: (error: unknown) => void): Outcome {
+  let outcome: Outcome
+  try {
+    outcome = step()
+  } catch (error) {
+    failed(error)
+    return
+  }
+  if (!outcome) return done()
+  return outcome.then(done, failed)
+}
+
+function all(outcomes: Outcome[]): Outcome {
+  const pending = outcomes.filter((outcome): outcome is Promise<void> => outcome instanceof Promise)
+  if (pending.length > 0) return Promise.all(pending).then(() => undefined)
+}
+
+function rawText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8')
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8')
+  return Buffer.from(data).toString('utf8')
+}

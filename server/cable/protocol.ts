@@ -1,0 +1,100 @@
+// The Action Cable wire protocol (actioncable-v1-json), as @rails/actioncable speaks it.
+// Server frames are built here as strings, with the keys in the order Rails writes them.
+
+export const PROTOCOL = 'actioncable-v1-json'
+
+export const DISCONNECT_REASONS = {
+  unauthorized: 'unauthorized',
+  invalidRequest: 'invalid_request',
+  serverRestart: 'server_restart',
+  remote: 'remote',
+} as const
+export type DisconnectReason = (typeof DISCONNECT_REASONS)[keyof typeof DISCONNECT_REASONS]
+
+export interface Limits {
+  frameBytes: number // ws maxPayload: a bigger frame closes the socket with 1009
+  identifierBytes: number
+  subscriptions: number // per socket
+  queuedCommands: number // waiting behind the one in flight; more is flooding
+  queuedBytes: number
+  malformedFrames: number // per socket, before it is disconnected
+  bufferedBytes: number // unsent bytes a socket may hold before it counts as a slow consumer
+}
+
+export const LIMITS: Readonly<Limits> = Object.freeze({
+  frameBytes: 64 * 1024,
+  identifierBytes: 4 * 1024,
+  subscriptions: 64,
+  queuedCommands: 4096,
+  queuedBytes: 4 * 1024 * 1024,
+  malformedFrames: 64,
+  bufferedBytes: 1024 * 1024,
+})
+
+export type Command =
+  | { command: 'subscribe'; identifier: string }
+  | { command: 'unsubscribe'; identifier: string }
+  | { command: 'message'; identifier: string; data: unknown }
+
+export const WELCOME = '{"type":"welcome"}'
+
+export function ping(unixSeconds: number): string {
+  return `{"type":"ping","message":${unixSeconds}}`
+}
+
+export function confirmation(identifier: string): string {
+  return `{"identifier":${JSON.stringify(identifier)},"type":"confirm_subscription"}`
+}
+
+export function rejection(identifier: string): string {
+  return `{"identifier":${JSON.stringify(identifier)},"type":"reject_subscription"}`
+}
+
+export function disconnect(reason: DisconnectReason, reconnect: boolean): string {
+  return `{"type":"disconnect","reason":"${reason}","reconnect":${reconnect}}`
+}
+
+// `identifierJson` is JSON.stringify(identifier), computed once per subscription;
+// `messageJson` is the payload, serialised once per publication.
+export function messageFrame(identifierJson: string, messageJson: string): string {
+  return `{"identifier":${identifierJson},"message":${messageJson}}`
+}
+
+// Parses one client frame. Anything that is not a well-formed command comes back as the
+// reason it was refused, for the log; the connection decides what to do about it.
+export function parseCommand(text: string): Command | string {
+  let frame: unknown
+  try {
+    frame = JSON.parse(text)
+  } catch {
+    return 'not JSON'
+  }
+  if (!isObject(frame)) return 'not a JSON object'
+  const { command, identifier } = frame
+  if (typeof identifier !== 'string' || identifier === '') return 'identifier is not a non-empty string'
+  if (command === 'subscribe' || command === 'unsubscribe') return { command, identifier }
+  if (command !== 'message') return `unknown command ${JSON.stringify(command)}`
+  if (typeof frame.data !== 'string') return 'message data is not a string'
+  try {
+    return { command, identifier, data: JSON.parse(frame.data) }
+  } catch {
+    return 'message data is not JSON'
+  }
+}
+
+// The identifier is itself JSON naming the channel and its params. It is kept verbatim:
+// the same string keys the subscription and is echoed in every frame for it.
+export function parseIdentifier(identifier: string): { channel: string; params: Record<string, unknown> } | null {
+  let params: unknown
+  try {
+    params = JSON.parse(identifier)
+  } catch {
+    return null
+  }
+  if (!isObject(params) || typeof params.channel !== 'string') return null
+  return { channel: params.channel, params }
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,180 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { WebSocket } from 'ws'
+import type { RailsSigning } from '../lib/rails/signing.ts'
+import type { Store } from '../models/store.ts'
+import type { Channel } from './channel.ts'
+import { CableConnection, type CableUser } from './connection.ts'
+import { DISCONNECT_REASONS, LIMITS, messageFrame, ping, WELCOME, type DisconnectReason, type Limits } from './protocol.ts'
+
+export interface CableServerOptions {
+  store: Store
+  signing: RailsSigning
+  log: FastifyBaseLogger
+  limits?: Partial<Limits>
+  // Rails beats every 3 s; the client reconnects after about 6 s without a frame.
+  beatIntervalMs?: number
+  // Every this many beats each socket is pinged at the WebSocket level, and one that did not
+  // answer the previous ping is terminated.
+  livenessBeats?: number
+}
+
+export interface DisconnectOptions {
+  reconnect?: boolean
+  reason?: DisconnectReason
+}
+
+export interface CableStats {
+  connections: number
+  users: number
+  streams: number
+  subscriptions: number
+}
+
+// The registry: connections by user, and streams → subscribed channels. A publication is
+// serialised once, and framed once per distinct identifier string, so every subscriber with
+// the same identifier is sent the very same Buffer.
+export class CableServer {
+  readonly limits: Limits
+  readonly store: Store
+  readonly signing: RailsSigning
+  readonly log: FastifyBaseLogger
+  private readonly connections = new Set<CableConnection>()
+  private readonly byUser = new Map<number, Set<CableConnection>>()
+  private readonly streams = new Map<string, Set<Channel>>()
+  private readonly beatIntervalMs: number
+  private readonly livenessBeats: number
+  private timer: NodeJS.Timeout | null = null
+  private beats = 0
+
+  constructor(options: CableServerOptions) {
+    this.store = options.store
+    this.signing = options.signing
+    this.log = options.log
+    this.limits = { ...LIMITS, ...options.limits }
+    this.beatIntervalMs = options.beatIntervalMs ?? 3000
+    this.livenessBeats = options.livenessBeats ?? 10
+  }
+
+  // Takes over an authenticated socket and welcomes it.
+  accept(socket: WebSocket, user: CableUser, log: FastifyBaseLogger = this.log): CableConnection {
+    const connection = new CableConnection(socket, user, this, log)
+    this.connections.add(connection)
+    let mine = this.byUser.get(user.id)
+    if (!mine) this.byUser.set(user.id, (mine = new Set()))
+    mine.add(connection)
+    connection.send(WELCOME)
+    return connection
+  }
+
+  removeConnection(connection: CableConnection): void {
+    this.connections.delete(connection)
+    const mine = this.byUser.get(connection.user.id)
+    mine?.delete(connection)
+    if (mine?.size === 0) this.byUser.delete(connection.user.id)
+  }
+
+  addSubscriber(stream: string, channel: Channel): void {
+    let subscribers = this.streams.get(stream)
+    if (!subscribers) this.streams.set(stream, (subscribers = new Set()))
+    subscribers.add(channel)
+  }
+
+  removeSubscriber(stream: string, channel: Channel): void {
+    const subscribers = this.streams.get(stream)
+    if (!subscribers?.delete(channel)) return
+    if (subscribers.size === 0) this.streams.delete(stream)
+  }
+
+  // Returns how many sockets were written to.
+  broadcast(stream: string, message: unknown): number {
+    const subscribers = this.streams.get(stream)
+    return subscribers ? deliver(subscribers, JSON.stringify(message), new Map()) : 0
+  }
+
+  // One message to many streams in one pass (an unread notice to every member of a room).
+  broadcastMany(streams: Iterable<string>, message: unknown): number {
+    const json = JSON.stringify(message)
+    const frames = new Map<string, Buffer>()
+    let sent = 0
+    for (const stream of streams) {
+      const subscribers = this.streams.get(stream)
+      if (subscribers) sent += deliver(subscribers, json, frames)
+    }
+    return sent
+  }
+
+  // Action Cable's remote disconnect: deactivated and banned people go for good; a revoked
+  // membership reconnects, so the client re-subscribes and is authorized afresh.
+  disconnectUser(userId: number, options: DisconnectOptions = {}): number {
+    const mine = [...(this.byUser.get(userId) ?? [])]
+    for (const connection of mine) connection.disconnect(options.reason ?? DISCONNECT_REASONS.remote, options.reconnect ?? false)
+    return mine.length
+  }
+
+  // The narrower alternative to disconnecting: the user's subscriptions about one room are
+  // dropped (and rejected to the client) on every socket they have open.
+  unsubscribeUserFromRoom(userId: number, roomId: number): number {
+    const mine = [...(this.byUser.get(userId) ?? [])]
+    for (const connection of mine) connection.revokeRoom(roomId)
+    return mine.length
+  }
+
+  subscribersOf(stream: string): number {
+    return this.streams.get(stream)?.size ?? 0
+  }
+
+  stats(): CableStats {
+    let subscriptions = 0
+    for (const connection of this.connections) subscriptions += connection.subscriptions.size
+    return { connections: this.connections.size, users: this.byUser.size, streams: this.streams.size, subscriptions }
+  }
+
+  // One timer for every socket.
+  start(): void {
+    if (this.timer) return
+    this.timer = setInterval(() => this.beat(), this.beatIntervalMs)
+    this.timer.unref()
+  }
+
+  beat(): void {
+    const frame = Buffer.from(ping(Math.floor(Date.now() / 1000)))
+    const checkLiveness = ++this.beats % this.livenessBeats === 0
+    for (const connection of this.connections) {
+      if (checkLiveness && !this.stillAlive(connection)) continue
+      connection.send(frame)
+    }
+  }
+
+  // On shutdown everyone is told to come back (server_restart), as Rails does, and sockets
+  // that do not finish closing within the grace period are cut.
+  async shutdown(graceMs = 1000): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+    const connections = [...this.connections]
+    for (const connection of connections) connection.disconnect(DISCONNECT_REASONS.serverRestart, true)
+    const cut = setTimeout(() => connections.forEach((connection) => connection.socket.terminate()), graceMs)
+    await Promise.all(connections.map((connection) => connection.finished))
+    clearTimeout(cut)
+  }
+
+  private stillAlive(connection: CableConnection): boolean {
+    if (!connection.alive) {
+      this.log.info({ user: connection.user.id }, 'cable: no pong, terminating')
+      connection.socket.terminate()
+      return false
+    }
+    connection.alive = false
+    if (connection.isOpen) connection.socket.ping()
+    return true
+  }
+}
+
+function deliver(subscribers: Set<Channel>, messageJson: string, frames: Map<string, Buffer>): number {
+  let sent = 0
+  for (const channel of subscribers) {
+    let frame = frames.get(channel.identifier)
+    if (!frame) frames.set(channel.identifier, (frame = Buffer.from(messageFrame(channel.identifierJson, messageJson))))
+    if (channel.connection.send(frame)) sent++
+  }
+  return sent
+}

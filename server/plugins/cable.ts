@@ -1,0 +1,58 @@
+import fp from 'fastify-plugin'
+import websocket from '@fastify/websocket'
+import { createBroadcasts, type Broadcasts } from '../cable/broadcasts.ts'
+import { PROTOCOL, type Limits } from '../cable/protocol.ts'
+import { CableServer, type DisconnectOptions } from '../cable/server.ts'
+
+export interface Cable extends Broadcasts {
+  readonly server: CableServer
+  broadcast(stream: string, message: unknown): number
+  broadcastMany(streams: Iterable<string>, message: unknown): number
+  disconnectUser(userId: number, options?: DisconnectOptions): number
+  unsubscribeUserFromRoom(userId: number, roomId: number): number
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    cable: Cable
+  }
+}
+
+export interface CableOptions {
+  limits?: Partial<Limits>
+  beatIntervalMs?: number
+  livenessBeats?: number
+}
+
+// The Action Cable server: @fastify/websocket (ws, no compression, 64 KiB frames) plus the
+// registry that routes publish to after their writes. GET /cable lives in routes/cable.ts.
+export default fp(
+  async function cable(app, options: CableOptions) {
+    const server = new CableServer({ store: app.store, signing: app.signing, log: app.log, ...options })
+
+    await app.register(websocket, {
+      options: {
+        maxPayload: server.limits.frameBytes,
+        perMessageDeflate: false,
+        clientTracking: false,
+        handleProtocols: (offered) => (offered.has(PROTOCOL) ? PROTOCOL : false),
+      },
+      errorHandler(error, socket, request) {
+        request.log.warn({ err: error }, 'cable: socket error')
+        socket.terminate()
+      },
+      preClose: async () => server.shutdown(),
+    })
+
+    app.decorate('cable', {
+      server,
+      ...createBroadcasts(server),
+      broadcast: (stream, message) => server.broadcast(stream, message),
+      broadcastMany: (streams, message) => server.broadcastMany(streams, message),
+      disconnectUser: (userId, disconnect) => server.disconnectUser(userId, disconnect),
+      unsubscribeUserFromRoom: (userId, roomId) => server.unsubscribeUserFromRoom(userId, roomId),
+    } satisfies Cable)
+    server.start()
+  },
+  { name: 'cable', dependencies: ['database', 'auth'] },
+)

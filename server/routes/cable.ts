@@ -1,0 +1,23 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { requestOrigin } from '../plugins/security.ts'
+
+// The WebSocket handshake is refused before any socket exists: 401 without a valid session
+// (the same lookup every page uses), 403 for a foreign Origin. Browsers always send Origin on
+// a WebSocket handshake, so a request without one cannot be a cross-site page riding on the
+// cookie; those are non-browser clients holding the cookie themselves, and they are let in.
+async function guardHandshake(request: FastifyRequest, reply: FastifyReply) {
+  if (!request.user) return reply.sendError(401)
+  const origin = request.headers.origin
+  if (origin !== undefined && origin !== requestOrigin(request)) {
+    request.log.warn({ origin }, 'cable: request origin not allowed')
+    return reply.sendError(403)
+  }
+}
+
+export default async function cable(app: FastifyInstance) {
+  app.get('/cable', { websocket: true, config: { allowUnauthenticated: true }, onRequest: guardHandshake }, (socket, request) => {
+    request.raw.socket.setNoDelay(true)
+    const { id, name } = request.user!
+    app.cable.server.accept(socket, { id, name }, request.log)
+  })
+}

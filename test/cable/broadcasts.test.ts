@@ -1,0 +1,122 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { Socket } from 'node:net'
+import { CableConnection } from '../../server/cable/connection.ts'
+import { globalIdParam } from '../../server/lib/rails/signing.ts'
+import { rooms, users, type UserName } from '../fixtures.ts'
+import { connect, identifiers, sharedCableApp, withLimits, type CableClient } from './cable-helper.ts'
+
+const shared = sharedCableApp()
+const hq = { id: rooms.hq.id, type: rooms.hq.type }
+const append = (marker: string) => `<turbo-stream action="append" target="messages_rooms_open_2"><template><div>${marker}</div></template></turbo-stream>`
+
+test('a message reaches every subscriber once, framed once per identifier', async (t) => {
+  const cable = shared()
+  const canonical = identifiers.roomMessages(cable.app, 'hq')
+  const respelled = JSON.stringify({ signed_stream_name: JSON.parse(canonical).signed_stream_name, channel: 'RoomMessagesChannel' })
+  const people: UserName[] = ['david', 'jason', 'kevin', 'jz']
+  const clients: CableClient[] = []
+  for (let n = 0; n < 24; n++) clients.push(await connect(t, cable, { cookie: await cable.cookie(people[n % people.length]!) }))
+  clients.forEach((client, n) => client.subscribe(n % 6 === 5 ? respelled : canonical))
+  await Promise.all(clients.map((client, n) => client.confirmed(n % 6 === 5 ? respelled : canonical)))
+  const bystander = await connect(t, cable, { cookie: await cable.cookie('david') })
+  bystander.subscribe(identifiers.roomMessages(cable.app, 'pets'))
+  await bystander.confirmed(identifiers.roomMessages(cable.app, 'pets'))
+
+  const frames: unknown[] = []
+  const send = CableConnection.prototype.send
+  CableConnection.prototype.send = function (frame) {
+    frames.push(frame)
+    return send.call(this, frame)
+  }
+  try {
+    assert.equal(cable.app.cable.messageCreated(hq, append('bmk1z')), 24)
+  } finally {
+    CableConnection.prototype.send = send
+  }
+  assert.equal(frames.length, 24)
+  assert.equal(new Set(frames).size, 2, 'one Buffer per distinct identifier, shared by its subscribers')
+  await Promise.all(clients.map((client) => client.until(() => client.messages().length === 1)))
+  const expected = (identifier: string) => `{"identifier":${JSON.stringify(identifier)},"message":${JSON.stringify(append('bmk1z'))}}`
+  clients.forEach((client, n) => assert.equal(client.texts.at(-1), expected(n % 6 === 5 ? respelled : canonical)))
+  assert.equal(bystander.messages().length, 0)
+})
+
+test('unsubscribed and closed sockets are skipped', async (t) => {
+  const cable = shared()
+  const identifier = identifiers.roomMessages(cable.app, 'hq')
+  const [stays, leaves, closes] = [await connect(t, cable, { cookie: await cable.cookie('david') }), await connect(t, cable, { cookie: await cable.cookie('jason') }), await connect(t, cable, { cookie: await cable.cookie('kevin') })]
+  for (const client of [stays, leaves, closes]) client.subscribe(identifier)
+  for (const client of [stays, leaves, closes]) await client.confirmed(identifier)
+  leaves.unsubscribe(identifier)
+  leaves.subscribe(identifiers.heartbeat)
+  await leaves.confirmed(identifiers.heartbeat)
+  closes.close()
+  cable.app.cable.messageCreated(hq, append('bmk2z'))
+  await stays.until(() => stays.messages().length === 1)
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  assert.equal(leaves.messages().length, 0)
+})
+
+test('edits, removals and boosts go out as turbo-stream envelopes on the room’s stream', async (t) => {
+  const cable = shared()
+  const identifier = identifiers.roomMessages(cable.app, 'hq')
+  const client = await connect(t, cable, { cookie: await cable.cookie('kevin') })
+  client.subscribe(identifier)
+  await client.confirmed(identifier)
+  const message = { client_message_id: 'abc123' }
+  cable.app.cable.messageUpdated(hq, message, '<div>edited</div>')
+  cable.app.cable.boostCreated(hq, message, '<span>🎉</span>')
+  cable.app.cable.boostRemoved(hq, 42)
+  cable.app.cable.messageRemoved(hq, message)
+  await client.until(() => client.messages().length === 4)
+  assert.deepEqual(client.messages(), [
+    '<turbo-stream action="replace" target="presentation_message_abc123" maintain_scroll="true"><template><div>edited</div></template></turbo-stream>',
+    '<turbo-stream action="append" target="boosts_message_abc123" maintain_scroll="true"><template><span>🎉</span></template></turbo-stream>',
+    '<turbo-stream action="remove" target="boost_42"></turbo-stream>',
+    '<turbo-stream action="remove" target="message_abc123"></turbo-stream>',
+  ])
+})
+
+test('room list changes go to everyone on "rooms" or to each listed user’s own rooms stream', async (t) => {
+  const cable = shared()
+  const streams = (name: UserName) => [identifiers.turbo(cable.app, 'rooms'), identifiers.turbo(cable.app, `${globalIdParam('User', users[name].id)}:rooms`)]
+  const [kevin, jz] = [await connect(t, cable, { cookie: await cable.cookie('kevin') }), await connect(t, cable, { cookie: await cable.cookie('jz') })]
+  for (const [client, name] of [[kevin, 'kevin'], [jz, 'jz']] as const) {
+    for (const identifier of streams(name)) client.subscribe(identifier)
+    for (const identifier of streams(name)) await client.confirmed(identifier)
+  }
+  cable.app.cable.roomCreated('<turbo-stream action="prepend" target="shared_rooms"><template>open</template></turbo-stream>', 'everyone')
+  cable.app.cable.roomUpdated('<turbo-stream action="replace" target="list_rooms_closed_3"><template>closed</template></turbo-stream>', [users.kevin.id])
+  cable.app.cable.roomRemoved({ id: 3, type: 'Rooms::Open' }, [users.kevin.id])
+  await kevin.until(() => kevin.messages().length === 3)
+  await jz.until(() => jz.messages().length === 1)
+  assert.equal(kevin.messages(streams('kevin')[1]).at(-1), '<turbo-stream action="remove" target="list_rooms_open_3"></turbo-stream>')
+  assert.deepEqual(jz.messages(streams('jz')[0]), ['<turbo-stream action="prepend" target="shared_rooms"><template>open</template></turbo-stream>'])
+})
+
+test('a socket that stops reading is closed as a slow consumer, and the others get everything', async (t) => {
+  const cable = shared()
+  withLimits(t, cable, { bufferedBytes: 256 * 1024 })
+  const identifier = identifiers.roomMessages(cable.app, 'hq')
+  const [fast, slow] = [await connect(t, cable, { cookie: await cable.cookie('david') }), await connect(t, cable, { cookie: await cable.cookie('jason') })]
+  for (const client of [fast, slow]) client.subscribe(identifier)
+  for (const client of [fast, slow]) await client.confirmed(identifier)
+  const slowSocket = (slow.socket as unknown as { _socket: Socket })._socket
+  slowSocket.pause()
+
+  const padding = 'x'.repeat(64 * 1024)
+  let sent = 0
+  let reached = 2
+  while (reached === 2 && sent < 2000) {
+    reached = cable.app.cable.messageCreated(hq, append(`bmk${sent}z${padding}`))
+    sent++
+    if (sent % 16 === 0) await new Promise((resolve) => setImmediate(resolve))
+  }
+  assert.equal(reached, 1, 'the slow socket was dropped')
+  for (let n = 0; n < 5; n++) cable.app.cable.messageCreated(hq, append(`bmk${sent++}z`))
+  await fast.until(() => fast.messages().length === sent, 20_000)
+  assert.equal(fast.closeCode, null)
+  slowSocket.resume()
+  await slow.closed()
+})

@@ -1,0 +1,190 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import WebSocket from 'ws'
+import { CableClient, connect, handshakeStatus, holdWrites, identifiers, openSocket, sharedCableApp, startCableApp, withLimits } from './cable-helper.ts'
+
+const shared = sharedCableApp()
+
+test('a signed-in socket selects actioncable-v1-json and is welcomed', async (t) => {
+  const cable = shared()
+  const client = await connect(t, cable, { cookie: await cable.cookie('david') })
+  assert.equal(client.socket.protocol, 'actioncable-v1-json')
+  assert.equal(client.texts[0], '{"type":"welcome"}')
+})
+
+test('pings carry the Unix time in seconds, from one timer shared by every socket', async (t) => {
+  const cable = shared()
+  const cookie = await cable.cookie('david')
+  const [first, second] = [await connect(t, cable, { cookie }), await connect(t, cable, { cookie })]
+  const ping = await first.frame((f) => f.type === 'ping')
+  await second.frame((f) => f.type === 'ping')
+  assert.ok(Number.isInteger(ping.message))
+  assert.ok(Math.abs((ping.message as number) - Date.now() / 1000) < 5)
+  assert.match(first.texts.find((text) => text.includes('ping'))!, /^\{"type":"ping","message":\d+\}$/)
+})
+
+test('without a session the handshake is refused with 401 before any socket exists', async () => {
+  const cable = shared()
+  const open = cable.app.cable.server.stats().connections
+  assert.equal(await handshakeStatus(cable), 401)
+  assert.equal(await handshakeStatus(cable, { cookie: 'session_token=forged--0000' }), 401)
+  assert.ok(cable.app.cable.server.stats().connections <= open)
+})
+
+test('a foreign Origin is refused with 403; the page’s own Origin and no Origin at all are let in', async (t) => {
+  const cable = shared()
+  const cookie = await cable.cookie('david')
+  assert.equal(await handshakeStatus(cable, { cookie, origin: 'http://evil.example' }), 403)
+  assert.equal(await handshakeStatus(cable, { cookie, origin: cable.origin.replace('127.0.0.1', 'localhost') }), 403)
+  assert.equal(await handshakeStatus(cable, { cookie }), 101)
+  assert.equal(await handshakeStatus(cable, { cookie, origin: null }), 101)
+})
+
+test('a plain GET of /cable is not a page', async (t) => {
+  const cable = shared()
+  const cookie = await cable.cookie('david')
+  const response = await cable.app.inject({ method: 'GET', url: '/cable', headers: { cookie } })
+  assert.equal(response.statusCode, 404)
+})
+
+test('confirmations and messages echo the identifier byte for byte, spacing and key order included', async (t) => {
+  const cable = shared()
+  const client = await connect(t, cable, { cookie: await cable.cookie('david') })
+  const odd = '{ "room_id" : "3",\n "channel":"PresenceChannel", "note":"\\u00e9 <b>&amp;</b> \u2028 ☃" }'
+  const plain = '{"channel":"PresenceChannel","room_id":3}'
+  client.subscribe(odd)
+  client.subscribe(plain)
+  await client.confirmed(odd)
+  await client.confirmed(plain)
+  assert.equal(client.confirmations(odd).length, 1, 'the same params spelled differently are a separate subscription')
+  client.perform(JSON.stringify({ channel: 'TypingNotificationsChannel', room_id: 3 }), { action: 'start' })
+  const typing = JSON.stringify({ channel: 'TypingNotificationsChannel', room_id: 3 })
+  client.subscribe(typing)
+  await client.confirmed(typing)
+  client.perform(typing, { action: 'start' })
+  const notice = await client.frame((f) => f.identifier === typing && f.message !== undefined)
+  assert.deepEqual(notice.message, { action: 'start', user: { id: 1, name: 'David Heinemeier Hansson' } })
+  const raw = client.texts.find((text) => text.includes('"message"') && text.includes('TypingNotificationsChannel'))!
+  assert.equal(raw, `{"identifier":${JSON.stringify(typing)},"message":{"action":"start","user":{"id":1,"name":"David Heinemeier Hansson"}}}`)
+})
+
+test('unknown channels, unparseable identifiers and oversized identifiers are rejected', async (t) => {
+  const cable = shared()
+  const client = await connect(t, cable, { cookie: await cable.cookie('david') })
+  const cases = [
+    JSON.stringify({ channel: 'NoSuchChannel' }),
+    JSON.stringify({ channel: 'ApplicationCable::Channel' }),
+    JSON.stringify({ room_id: 1 }),
+    'not json at all',
+    '[1,2,3]',
+    JSON.stringify({ channel: 'HeartbeatChannel', padding: 'x'.repeat(5000) }),
+  ]
+  for (const identifier of cases) client.subscribe(identifier)
+  for (const identifier of cases) assert.equal(await client.answered(identifier), 'rejected', identifier.slice(0, 40))
+})
+
+test('malformed frames are ignored and the connection keeps working', async (t) => {
+  const cable = shared()
+  const client = await connect(t, cable, { cookie: await cable.cookie('david') })
+  client.send('this is not json')
+  client.send('"a string"')
+  client.send({ identifier: identifiers.heartbeat })
+  client.send({ command: 'subscribe' })
+  client.send({ command: 'subscribe', identifier: { channel: 'HeartbeatChannel' } })
+  client.send({ command: 'fly', identifier: identifiers.heartbeat })
+  client.send({ command: 'message', identifier: identifiers.heartbeat, data: '{not json' })
+  client.send({ command: 'message', identifier: identifiers.heartbeat, data: { action: 'x' } })
+  client.send({ command: 'message', identifier: 'nobody', data: '{"action":"start"}' })
+  client.socket.send(Buffer.from([1, 2, 3]), { binary: true })
+  client.subscribe(identifiers.heartbeat)
+  await client.confirmed(identifiers.heartbeat)
+  client.perform(identifiers.heartbeat, { action: 'no_such_action' })
+  client.unsubscribe('{"channel":"NeverSubscribed"}')
+  client.subscribe(identifiers.unreads)
+  await client.confirmed(identifiers.unreads)
+  assert.equal(client.closeCode, null)
+})
+
+test('a client that keeps sending malformed frames is disconnected', async (t) => {
+  const cable = shared()
+  withLimits(t, cable, { malformedFrames: 5 })
+  const client = await connect(t, cable, { cookie: await cable.cookie('david') })
+  for (let n = 0; n < 10; n++) client.send('garbage')
+  await client.closed()
+  assert.ok(client.texts.includes('{"type":"disconnect","reason":"invalid_request","reconnect":false}'))
+})
+
+test('frames over 64 KiB close the socket', async (t) => {
+  const cable = shared()
+  const client = await connect(t, cable, { cookie: await cable.cookie('david') })
+  client.send({ command: 'subscribe', identifier: JSON.stringify({ channel: 'HeartbeatChannel', pad: 'x'.repeat(70 * 1024) }) })
+  assert.equal(await client.closed(), 1009)
+})
+
+test('a socket holds at most 64 subscriptions', async (t) => {
+  const cable = shared()
+  const client = await connect(t, cable, { cookie: await cable.cookie('david') })
+  const all = Array.from({ length: 65 }, (_, n) => JSON.stringify({ channel: 'HeartbeatChannel', n }))
+  for (const identifier of all) client.subscribe(identifier)
+  for (const identifier of all.slice(0, 64)) assert.equal(await client.answered(identifier), 'confirmed')
+  assert.equal(await client.answered(all[64]!), 'rejected')
+  client.unsubscribe(all[0]!)
+  client.subscribe(all[64]!)
+  await client.until(() => client.confirmations(all[64]!).length === 1)
+})
+
+test('a second subscribe of a live identifier is ignored, as Rails does, without a rejection', async (t) => {
+  const cable = shared()
+  const client = await connect(t, cable, { cookie: await cable.cookie('david') })
+  client.subscribe(identifiers.heartbeat)
+  client.subscribe(identifiers.heartbeat)
+  client.subscribe(identifiers.unreads)
+  await client.confirmed(identifiers.unreads)
+  assert.equal(client.confirmations(identifiers.heartbeat).length, 1)
+  assert.equal(client.rejections().length, 0)
+})
+
+test('a command flood beyond the queue bound disconnects the socket with a reason', async (t) => {
+  const cable = shared()
+  withLimits(t, cable, { queuedCommands: 10 })
+  const client = await connect(t, cable, { cookie: await cable.cookie('david') })
+  // The presence subscribe awaits its write, held here, so everything behind it has to queue.
+  holdWrites(t, cable.app)
+  client.subscribe(identifiers.presence('hq'))
+  for (let n = 0; n < 50; n++) client.subscribe(JSON.stringify({ channel: 'HeartbeatChannel', n }))
+  assert.equal(await client.closed(), 1008)
+  assert.ok(client.texts.includes('{"type":"disconnect","reason":"invalid_request","reconnect":true}'))
+})
+
+test('on shutdown every socket is told to reconnect (server_restart)', async (t) => {
+  const own = await startCableApp(t)
+  const client = await connect(t, own, { cookie: await own.cookie('david') })
+  await own.app.close()
+  await client.closed()
+  assert.ok(client.texts.includes('{"type":"disconnect","reason":"server_restart","reconnect":true}'))
+})
+
+test('an unsupported subprotocol alone gets no subprotocol, as websocket-driver does', async (t) => {
+  const cable = shared()
+  const cookie = await cable.cookie('david')
+  const socket = openSocket(cable, { cookie, protocols: [] })
+  t.after(() => socket.terminate())
+  const client = new CableClient(socket)
+  await new Promise((resolve) => socket.once('open', resolve))
+  await client.frame((f) => f.type === 'welcome')
+  assert.equal(socket.protocol, '')
+})
+
+test('a peer that stops answering WebSocket pings is terminated; one that answers stays', async (t) => {
+  const own = await startCableApp(t, { beatIntervalMs: 50, livenessBeats: 2 })
+  const cookie = await own.cookie('david')
+  const live = await connect(t, own, { cookie })
+  const socket = new WebSocket(own.url, ['actioncable-v1-json'], { headers: { cookie, origin: own.origin }, autoPong: false })
+  t.after(() => socket.terminate())
+  const dead = new CableClient(socket)
+  await dead.frame((f) => f.type === 'welcome')
+  await dead.closed(3000)
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  assert.equal(live.closeCode, null)
+  assert.ok(live.frames.filter((f) => f.type === 'ping').length >= 4)
+})
