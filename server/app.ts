@@ -4,7 +4,7 @@ import type { Config } from './config.ts'
 import type { RateLimit } from './lib/rate-limit.ts'
 import auth from './plugins/auth.ts'
 import body, { FORM_BODY_LIMIT } from './plugins/body.ts'
-import cable from './plugins/cable.ts'
+import cable, { type CableOptions } from './plugins/cable.ts'
 import database from './plugins/database.ts'
 import errors from './plugins/errors.ts'
 import passwords from './plugins/passwords.ts'
@@ -17,6 +17,7 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger']
   passwordCost?: number
   signInLimit?: RateLimit
+  cable?: CableOptions
 }
 
 // Builds the whole application without listening; main.ts listens, tests inject.
@@ -42,7 +43,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost })
   await app.register(auth, { config })
   await app.register(views, { config })
-  await app.register(cable)
+  await app.register(cable, options.cable ?? {})
   await app.register(routes, { config, signInLimit: options.signInLimit })
   return app
 }

@@ -9,7 +9,9 @@ import { tempStorage } from './helper.ts'
 function vapidPair() {
   const ecdh = createECDH('prime256v1')
   ecdh.generateKeys()
-  return { VAPID_PUBLIC_KEY: ecdh.getPublicKey().toString('base64url'), VAPID_PRIVATE_KEY: ecdh.getPrivateKey().toString('base64url') }
+  // A private key with a leading zero byte comes back one byte short; keys are 32 bytes.
+  const privateKey = Buffer.concat([Buffer.alloc(32), ecdh.getPrivateKey()]).subarray(-32)
+  return { VAPID_PUBLIC_KEY: ecdh.getPublicKey().toString('base64url'), VAPID_PRIVATE_KEY: privateKey.toString('base64url') }
 }
 
 test('defaults follow upstream: port 3000, storage/db/production.sqlite3, files under storage/files', (t) => {

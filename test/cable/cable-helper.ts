@@ -5,8 +5,7 @@ import WebSocket from 'ws'
 import { buildApp } from '../../server/app.ts'
 import { RateLimit } from '../../server/lib/rate-limit.ts'
 import { globalIdParam } from '../../server/lib/rails/signing.ts'
-import cablePlugin, { type CableOptions } from '../../server/plugins/cable.ts'
-import cableRoutes from '../../server/routes/cable.ts'
+import type { CableOptions } from '../../server/plugins/cable.ts'
 import { loadFixtures, rooms, type RoomName, type UserName } from '../fixtures.ts'
 import { signIn, tempStorage, testConfig } from '../helper.ts'
 
@@ -22,13 +21,10 @@ export interface CableApp {
 
 // An app with the fixture cast, listening on a free loopback port so that real WebSocket
 // clients can connect; pass a test for an app of its own, or the file's `after` to share one.
-// The cable plugin and route are added here unless app.ts already registers them.
 export async function startCableApp(scope: Scope, options: CableOptions = {}): Promise<CableApp> {
   const config = testConfig(tempStorage(scope))
-  const app = await buildApp({ config, logger: false, passwordCost: 4, signInLimit: new RateLimit(1000, 60_000) })
+  const app = await buildApp({ config, logger: false, passwordCost: 4, signInLimit: new RateLimit(1000, 60_000), cable: options })
   scope.after(() => app.close())
-  if (!app.hasDecorator('cable')) await app.register(cablePlugin, options)
-  if (!app.hasRoute({ method: 'GET', url: '/cable' })) await app.register(cableRoutes)
   app.store.writeNow((m) => loadFixtures(m.db))
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as { port: number }

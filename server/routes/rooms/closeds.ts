@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ROOM_TYPES, type RoomRow } from '../../models/room.ts'
 import { resourceRoutes } from '../method-override.ts'
 import { sidebarBroadcasts } from './sidebar-broadcasts.ts'
-import { DEFAULT_ROOM_NAME, INVALID_NAME, backPath, canAdminister, destroyHandler, mayCreateRooms, readRoomName, readUserIds, rememberRoom, roomFinder } from './room-scope.ts'
+import { DEFAULT_ROOM_NAME, INVALID_NAME, backPath, canAdminister, destroyHandler, mayCreateRooms, readRoomName, readUserIds, roomFinder, showAndEditRoutes } from './room-scope.ts'
 
 // Rooms for the people picked in user_ids[]. Editing here also turns an open room into a closed one.
 export default async function closeds(app: FastifyInstance) {
@@ -43,15 +43,7 @@ export default async function closeds(app: FastifyInstance) {
     },
   })
 
-  app.get('/rooms/closeds/:id', async (request: FastifyRequest, reply) => {
-    const room = sharedRoom(request, reply)
-    return room ? rememberRoom(reply, room).redirect(`/rooms/${room.id}`, 302) : reply
-  })
-
-  app.get('/rooms/closeds/:id/edit', async (request: FastifyRequest, reply) => {
-    const room = sharedRoom(request, reply)
-    return room ? form(request, reply, room, room.name ?? '') : reply
-  })
+  showAndEditRoutes(app, '/rooms/closeds/:id', sharedRoom, (request, reply, room) => form(request, reply, room, room.name ?? ''))
 
   // Everyone left out of user_ids[] loses access, the editor included.
   async function update(request: FastifyRequest, reply: FastifyReply) {

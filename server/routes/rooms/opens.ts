@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ROOM_TYPES, type RoomRow } from '../../models/room.ts'
 import { resourceRoutes } from '../method-override.ts'
 import { sidebarBroadcasts } from './sidebar-broadcasts.ts'
-import { DEFAULT_ROOM_NAME, INVALID_NAME, backPath, canAdminister, destroyHandler, mayCreateRooms, readRoomName, rememberRoom, roomFinder } from './room-scope.ts'
+import { DEFAULT_ROOM_NAME, INVALID_NAME, backPath, canAdminister, destroyHandler, mayCreateRooms, readRoomName, roomFinder, showAndEditRoutes } from './room-scope.ts'
 
 // Rooms for everyone. Editing here also turns a closed room into an open one.
 export default async function opens(app: FastifyInstance) {
@@ -34,15 +34,7 @@ export default async function opens(app: FastifyInstance) {
     },
   })
 
-  app.get('/rooms/opens/:id', async (request: FastifyRequest, reply) => {
-    const room = sharedRoom(request, reply)
-    return room ? rememberRoom(reply, room).redirect(`/rooms/${room.id}`, 302) : reply
-  })
-
-  app.get('/rooms/opens/:id/edit', async (request: FastifyRequest, reply) => {
-    const room = sharedRoom(request, reply)
-    return room ? form(request, reply, room, room.name ?? '') : reply
-  })
+  showAndEditRoutes(app, '/rooms/opens/:id', sharedRoom, (request, reply, room) => form(request, reply, room, room.name ?? ''))
 
   async function update(request: FastifyRequest, reply: FastifyReply) {
     const room = sharedRoom(request, reply)

@@ -75,6 +75,23 @@ export function backPath(app: FastifyInstance, request: FastifyRequest): string 
   return room ? `/rooms/${room.id}` : '/'
 }
 
+// GET <path> redirects to the room itself; GET <path>/edit shows the namespace's form.
+export function showAndEditRoutes(
+  app: FastifyInstance,
+  path: string,
+  find: (request: FastifyRequest, reply: FastifyReply) => RoomRow | undefined,
+  editForm: (request: FastifyRequest, reply: FastifyReply, room: RoomRow) => unknown,
+): void {
+  app.get(path, async (request, reply) => {
+    const room = find(request, reply)
+    return room ? rememberRoom(reply, room).redirect(`/rooms/${room.id}`, 302) : reply
+  })
+  app.get(`${path}/edit`, async (request, reply) => {
+    const room = find(request, reply)
+    return room ? editForm(request, reply, room) : reply
+  })
+}
+
 export function rememberRoom(reply: FastifyReply, room: RoomRow): FastifyReply {
   return reply.setCookie(LAST_ROOM_COOKIE, String(room.id), { path: '/', maxAge: TWENTY_YEARS_S, sameSite: 'lax' })
 }

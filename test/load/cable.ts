@@ -1,0 +1,1194 @@
+// The cable fan-out benchmark (issue 4): `npm run bench:cable`. It does what the verification
+// harness's `loadgen cable` does (harness.md §3.1–3.2) against our own server:
+//
+//   1. Without --base: seeds a temp storage folder (test/load/seed.ts), adds --clients people who
+//      are members of the busy room "All Talk", each with a sessions row and a session_token cookie
+//      signed with the same SECRET_KEY_BASE as the server (sign-in is rate limited, so nobody signs
+//      in), and starts server/main.ts as a child pinned to core 0 (`taskset -c 0`). The generator
+//      re-executes itself pinned to core 1. With --base http://127.0.0.1:PORT --sessions FILE
+//      --cookie C --room ID it runs against a server that is already up (loopback only).
+//   2. Connects every client to /cable (subprotocol actioncable-v1-json, Origin, its cookie), at most
+//      50 handshakes in flight, and subscribes it like a room page: PresenceChannel, UnreadRoomsChannel,
+//      HeartbeatChannel, RoomMessagesChannel (the room page's signed stream) and the sidebar's
+//      Turbo::StreamsChannel streams ("rooms" and the person's own "<user gid>:rooms").
+//      A client is ready when every subscription is confirmed.
+//   3. Paced phase: --paced posts (30), one every --interval-ms (200), `fanout bmk<seq>z`, drained up
+//      to 20 s. Saturated phase: --posters closed-loop posters for --tput-secs, drained up to 60 s.
+//      Each client counts each marker once, at the moment its frame was read.
+//   4. Prints a table and writes tmp/bench/cable-<UTC stamp>.json (and the server's log beside it).
+//
+//   npm run bench:cable                           1,000 clients, 4 posters, 15 s
+//   npm run bench:cable -- --clients 5000 --posters 8
+//   npm run bench:cable -- --idle 10000           10,000 subscribed idle sockets held 10 s: server RSS
+//   npm run bench:cable -- --cpu-prof             also profiles the server (node --cpu-prof) and names its top frames
+//   npm run bench:cable -- --base http://127.0.0.1:3000 --sessions sessions.tsv --cookie 'session_token=…' --room 3
+//
+// Other options: --paced-drain-secs 20, --tput-drain-secs 60, --hold-secs 10 (with --idle),
+// --wait-quiet SECS (first wait up to SECS for every core to be under 10% busy: this machine may be
+// shared), --keep (keep the temp storage, with its sessions.tsv), --no-pin, --out DIR (tmp/bench).
+// Every phase also records each core's busy time, so a run disturbed by other processes says so.
+//
+// Sessions file lines (harness format): `cookie<TAB>identifier<TAB>identifier…`; client n uses
+// line n mod lines. Lines without identifiers get the room page's set, with the person's own
+// sidebar streams scraped from GET /users/me/sidebar.
+import bcrypt from 'bcrypt'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs'
+import http from 'node:http'
+import net from 'node:net'
+import { availableParallelism, cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
+import { gunzipSync } from 'node:zlib'
+import { globalIdParam, RailsSigning } from '../../server/lib/rails/signing.ts'
+import { dbTime } from '../../server/lib/time.ts'
+import { Store } from '../../server/models/store.ts'
+import { seedDatabase } from './seed.ts'
+import { summarizeProfileDir, type ProfileSummary } from './support/cpu-profile.ts'
+import { CoreMeter, CpuMeter, processCpuSeconds, processMemory, round, Samples, selfCpuSeconds, summarize, type Memory, type Summary } from './support/measure.ts'
+import { RawWebSocket } from './support/raw-websocket.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const SCRIPT = fileURLToPath(import.meta.url)
+const PINNED_ENV = 'CAMPFIRE_BENCH_CABLE_PINNED'
+const SERVER_CORE = '0'
+const GENERATOR_CORE = '1'
+const HANDSHAKES_IN_FLIGHT = 50
+const POST_TIMEOUT_MS = 30_000
+const SESSION_COOKIE = 'session_token'
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+interface Options {
+  clients: number
+  posters: number
+  tputSecs: number
+  paced: number
+  intervalMs: number
+  pacedDrainSecs: number
+  tputDrainSecs: number
+  idle: number | null
+  holdSecs: number
+  base: string | null
+  sessions: string | null
+  cookie: string | null
+  room: number | null
+  cpuProf: boolean
+  keep: boolean
+  waitQuiet: number
+  pin: boolean
+  out: string
+}
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = {
+    clients: 1000, posters: 4, tputSecs: 15, paced: 30, intervalMs: 200, pacedDrainSecs: 20, tputDrainSecs: 60,
+    idle: null, holdSecs: 10, base: null, sessions: null, cookie: null, room: null, cpuProf: false, keep: false, pin: true, waitQuiet: 0,
+    out: join(ROOT, 'tmp', 'bench'),
+  }
+  const numbers: Record<string, keyof Options> = {
+    '--clients': 'clients', '--posters': 'posters', '--tput-secs': 'tputSecs', '--paced': 'paced', '--latency-msgs': 'paced',
+    '--interval-ms': 'intervalMs', '--paced-drain-secs': 'pacedDrainSecs', '--tput-drain-secs': 'tputDrainSecs',
+    '--idle': 'idle', '--hold-secs': 'holdSecs', '--room': 'room', '--wait-quiet': 'waitQuiet',
+  }
+  const strings: Record<string, keyof Options> = { '--base': 'base', '--sessions': 'sessions', '--cookie': 'cookie', '--out': 'out' }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--cpu-prof') options.cpuProf = true
+    else if (arg === '--keep') options.keep = true
+    else if (arg === '--no-pin') options.pin = false
+    else if (arg === '--help' || arg === '-h') usage(0)
+    else if (arg in numbers || arg in strings) {
+      const value = argv[++i]
+      if (value === undefined) fail(`${arg} needs a value`)
+      if (arg in strings) (options as unknown as Record<string, unknown>)[strings[arg]!] = value
+      else {
+        const n = Number(value)
+        if (!Number.isFinite(n) || n < 0) fail(`${arg} needs a number, got ${value}`)
+        ;(options as unknown as Record<string, unknown>)[numbers[arg]!] = n
+      }
+    } else fail(`unknown option ${arg} (see --help)`)
+  }
+  if (options.idle !== null) options.clients = options.idle
+  if (!Number.isInteger(options.clients) || options.clients < 1) fail('--clients must be a positive integer')
+  if (!Number.isInteger(options.posters) || options.posters < 1) fail('--posters must be a positive integer')
+  if (options.base !== null) {
+    let url: URL
+    try {
+      url = new URL(options.base)
+    } catch {
+      return fail(`--base is not a URL: ${options.base}`)
+    }
+    // This generator opens thousands of sockets: it only ever points at this machine's loopback.
+    if (url.protocol !== 'http:' || url.hostname !== '127.0.0.1' || !url.port) fail('--base must be http://127.0.0.1:<port>')
+    if (!options.sessions) fail('--base needs --sessions FILE (one cookie per line)')
+    if (options.room === null) fail('--base needs --room <id>')
+    if (options.cpuProf) fail('--cpu-prof only works on the server this script starts')
+  }
+  return options
+}
+
+function usage(code: number): never {
+  const text = readFileSync(SCRIPT, 'utf8').split('\n').filter((line) => line.startsWith('//')).map((line) => line.slice(3))
+  console.log(text.slice(0, text.findIndex((line) => line.startsWith('Sessions file')) + 3).join('\n'))
+  process.exit(code)
+}
+
+function fail(message: string): never {
+  console.error(`bench:cable: ${message}`)
+  process.exit(2)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pinning: the generator re-executes itself on core 1 (through sh, to raise the open-files limit).
+
+function reexecPinned(argv: string[]): void {
+  const raise = 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null'
+  const child = spawn('sh', ['-c', `${raise}; exec taskset -c ${GENERATOR_CORE} "$0" "$@"`, process.execPath, '--import', 'tsx', SCRIPT, ...argv], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, [PINNED_ENV]: '1' },
+  })
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal))
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setup: a seeded storage folder with N extra members and their sessions
+
+interface Person {
+  cookie: string
+  identifiers: string[] | null // null: scrape this person's sidebar
+}
+
+interface Target {
+  baseUrl: string
+  host: string
+  port: number
+  room: number
+  poster: string // the cookie of the person who posts
+  people: Person[]
+  sessionRows: number
+  expected: { roomStream: string; sidebarStreams: (cookie: string) => string[] } | null
+}
+
+function stampNow(): string {
+  return new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+}
+
+function sessionTokenFor(userId: number): string {
+  // The shape of the harness's pre-minted sessions: 19 "a" and the zero-padded user id.
+  return 'a'.repeat(19) + String(userId).padStart(5, '0')
+}
+
+function cookieFor(signing: RailsSigning, token: string): string {
+  return `${SESSION_COOKIE}=${encodeURIComponent(signing.signCookie(SESSION_COOKIE, token))}`
+}
+
+const base = (room: number) => [
+  JSON.stringify({ channel: 'PresenceChannel', room_id: room }),
+  JSON.stringify({ channel: 'UnreadRoomsChannel' }),
+  JSON.stringify({ channel: 'HeartbeatChannel' }),
+]
+
+function streamIdentifier(channel: string, signed: string): string {
+  return JSON.stringify({ channel, signed_stream_name: signed })
+}
+
+function prepareStorage(storage: string, secret: string, people: number): { room: number; roomType: string; posterCookie: string; users: { id: number; cookie: string }[]; sessionRows: number; signing: RailsSigning } {
+  const store = new Store({ path: join(storage, 'db', 'production.sqlite3'), migrationsDir: join(ROOT, 'migrations') })
+  try {
+    const labels = seedDatabase(store, { secretKeyBase: secret, cost: 4 })
+    const signing = new RailsSigning(secret)
+    const room = labels.rooms.watercooler
+    const digest = bcrypt.hashSync(randomBytes(12).toString('hex'), 4) // one digest for everyone; nobody signs in
+    const users = store.writeNow((m) => {
+      const db = m.db
+      const now = dbTime()
+      const insertUser = db.prepare("INSERT INTO users (name, email_address, password_digest, role, status, created_at, updated_at) VALUES (?, ?, ?, 0, 0, ?, ?)")
+      const insertMembership = db.prepare("INSERT INTO memberships (room_id, user_id, involvement, connections, created_at, updated_at) VALUES (?, ?, 'mentions', 0, ?, ?)")
+      const insertSession = db.prepare("INSERT INTO sessions (user_id, token, ip_address, user_agent, last_active_at, created_at, updated_at) VALUES (?, ?, '127.0.0.1', 'campfire-ts bench:cable', ?, ?, ?)")
+      const created: { id: number; cookie: string }[] = []
+      for (let i = 1; i <= people; i++) {
+        const number = String(i).padStart(5, '0')
+        const id = Number(insertUser.run(`Bench Person ${number}`, `bench-${number}@example.test`, digest, now, now).lastInsertRowid)
+        insertMembership.run(room, id, now, now)
+        const token = sessionTokenFor(id)
+        insertSession.run(id, token, now, now, now)
+        created.push({ id, cookie: cookieFor(signing, token) })
+      }
+      const posterToken = sessionTokenFor(labels.users.david)
+      insertSession.run(labels.users.david, posterToken, now, now, now)
+      const roomType = db.prepare<[number], string>('SELECT type FROM rooms WHERE id = ?').pluck().get(room)!
+      return { created, posterCookie: cookieFor(signing, posterToken), roomType }
+    })
+    return { room, roomType: users.roomType, posterCookie: users.posterCookie, users: users.created, sessionRows: people + 1, signing }
+  } finally {
+    store.close()
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+interface ServerChild {
+  child: ChildProcess
+  pid: number
+  log: WriteStream
+  logPath: string
+  logTail: () => string
+  warnings: () => Record<string, number>
+  profileDir: string | null
+}
+
+function startServer(storage: string, secret: string, port: number, logPath: string, profileDir: string | null): ServerChild {
+  const raise = 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null'
+  const node = [process.execPath, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', 'server/main.ts']
+  const pin = pinningAvailable() ? `taskset -c ${SERVER_CORE} ` : ''
+  // sh execs taskset, which execs node: the pid we hold is the server's own.
+  const child = spawn('sh', ['-c', `${raise}; exec ${pin}"$0" "$@"`, ...node], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      [PINNED_ENV]: '',
+      CAMPFIRE_STORAGE_PATH: storage,
+      SECRET_KEY_BASE: secret,
+      RAILS_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DISABLE_SSL: 'true',
+      HTTP_PORT: String(port),
+      HTTP_BIND: '127.0.0.1',
+    },
+  })
+  const log = createWriteStream(logPath)
+  let tail = ''
+  const warnings: Record<string, number> = {}
+  const onData = (chunk: Buffer) => {
+    log.write(chunk)
+    const text = chunk.toString()
+    tail = (tail + text).slice(-8000)
+    for (const match of text.matchAll(/"msg":"([^"]{1,120})"/g)) warnings[match[1]!] = (warnings[match[1]!] ?? 0) + 1
+  }
+  child.stdout!.on('data', onData)
+  child.stderr!.on('data', onData)
+  return { child, pid: child.pid!, log, logPath, logTail: () => tail, warnings: () => warnings, profileDir }
+}
+
+async function waitForUp(baseUrl: string, server: ServerChild, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`server exited (${server.child.exitCode ?? server.child.signalCode}):\n${server.logTail()}`)
+    try {
+      const response = await fetch(`${baseUrl}/up`, { signal: AbortSignal.timeout(2000) })
+      if (response.status === 200) return
+    } catch {
+      // not listening yet
+    }
+    await sleep(100)
+  }
+  throw new Error(`server did not answer /up within ${timeoutMs} ms:\n${server.logTail()}`)
+}
+
+async function stopServer(server: ServerChild, graceMs: number): Promise<string> {
+  const { child } = server
+  if (child.exitCode !== null || child.signalCode !== null) return `already exited (${child.exitCode ?? child.signalCode})`
+  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `exit ${code}`)))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+  const how = await exited
+  clearTimeout(timer)
+  await new Promise<void>((resolve) => server.log.end(resolve))
+  return how
+}
+
+let pinningChecked: boolean | null = null
+function pinningAvailable(): boolean {
+  if (pinningChecked === null) pinningChecked = cpus().length >= 2 && (existsSync('/usr/bin/taskset') || existsSync('/bin/taskset'))
+  return pinningChecked
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP: scraping pages and posting messages
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 })
+
+interface HttpAnswer {
+  status: number
+  headers: http.IncomingHttpHeaders
+  body: string
+}
+
+function httpRequest(baseUrl: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<HttpAnswer> {
+  const url = new URL(path, baseUrl)
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: { host: url.host, ...headers }, agent, timeout: POST_TIMEOUT_MS },
+      (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('error', reject)
+        response.on('end', () => {
+          let raw = Buffer.concat(chunks)
+          try {
+            if (response.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw)
+          } catch (error) {
+            return reject(new Error(`bad gzip: ${(error as Error).message}`))
+          }
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: raw.toString('utf8') })
+        })
+      },
+    )
+    request.on('timeout', () => request.destroy(new Error(`timed out after ${POST_TIMEOUT_MS} ms`)))
+    request.on('error', reject)
+    request.end(body)
+  })
+}
+
+const STREAM_SOURCE = /<turbo-cable-stream-source channel="([^"]*)" signed-stream-name="([^"]*)"/g
+
+function unescapeHtml(value: string): string {
+  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&#x27;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+}
+
+// As the harness's `scrape`: every stream source of the pages, unescaped and de-duplicated, "X|Y".
+function streamsIn(html: string): { channel: string; signed: string }[] {
+  const seen = new Set<string>()
+  const streams: { channel: string; signed: string }[] = []
+  for (const match of html.matchAll(STREAM_SOURCE)) {
+    const channel = unescapeHtml(match[1]!)
+    const signed = unescapeHtml(match[2]!)
+    if (seen.has(`${channel}|${signed}`)) continue
+    seen.add(`${channel}|${signed}`)
+    streams.push({ channel, signed })
+  }
+  return streams
+}
+
+async function scrape(baseUrl: string, cookie: string, paths: string[]): Promise<{ channel: string; signed: string }[]> {
+  let html = ''
+  for (const path of paths) {
+    const answer = await httpRequest(baseUrl, 'GET', path, { cookie })
+    if (answer.status !== 200) throw new Error(`scrape: GET ${path} answered ${answer.status}`)
+    html += answer.body
+  }
+  return streamsIn(html)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clients and markers
+
+const BMK = Buffer.from('bmk')
+const CONFIRM = Buffer.from('confirm_subscription')
+const REJECT = Buffer.from('reject_subscription')
+const WELCOME = Buffer.from('"type":"welcome"')
+const DISCONNECT = Buffer.from('"type":"disconnect"')
+const ROOM_ID = Buffer.from('"roomId":')
+const OBJECT_MESSAGE = Buffer.from('"message":{')
+
+type Phase = 'paced' | 'saturated'
+
+interface Marker {
+  seq: number
+  phase: Phase
+  sentAt: number
+  ackAt: number | null
+  ok: boolean | null
+  seen: Uint8Array
+  count: number
+  lastAt: number
+  completeAt: number | null
+}
+
+interface Client {
+  index: number
+  identifiers: string[]
+  socket: RawWebSocket | null
+  welcomed: boolean
+  confirmed: number
+  ready: boolean
+  readyAt: number | null
+  failure: string | null
+  disconnected: string | null
+}
+
+class Generator {
+  readonly clients: Client[]
+  readonly markers = new Map<number, Marker>()
+  readonly delivery: Record<Phase, Samples> = { paced: new Samples(), saturated: new Samples() }
+  readyCount = 0
+  openReady = 0
+  unreadFrames = 0
+  disconnectFrames = 0
+  framesIn = 0
+  stopping = false
+  private inFlight = 0
+  private next = 0
+  private settled = 0
+  private connectStartedAt = 0
+  lastSettledAt = 0
+  closeReasons: Record<string, number> = {}
+  failureReasons: Record<string, number> = {}
+
+  constructor(
+    readonly target: Target,
+    people: Person[],
+  ) {
+    this.clients = people.map((person, index) => ({
+      index, identifiers: person.identifiers!, socket: null, welcomed: false, confirmed: 0, ready: false, readyAt: null, failure: null, disconnected: null,
+    }))
+  }
+
+  // Resolves when every client is ready or failed, or at the deadline.
+  async connectAll(timeoutMs: number): Promise<number> {
+    this.connectStartedAt = performance.now()
+    this.pump()
+    const deadline = Date.now() + timeoutMs
+    while (this.settled < this.clients.length && Date.now() < deadline) await sleep(20)
+    for (const client of this.clients) if (!client.ready && !client.failure) this.failClient(client, 'not ready before the deadline')
+    return (this.lastSettledAt - this.connectStartedAt) / 1000
+  }
+
+  private pump(): void {
+    while (this.inFlight < HANDSHAKES_IN_FLIGHT && this.next < this.clients.length && !this.stopping) {
+      this.inFlight++
+      this.open(this.clients[this.next++]!)
+    }
+  }
+
+  private open(client: Client): void {
+    const { host, port } = this.target
+    let counted = true
+    const release = () => {
+      if (!counted) return
+      counted = false
+      this.inFlight--
+      this.pump()
+    }
+    const person = this.target.people[client.index % this.target.people.length]!
+    client.socket = new RawWebSocket(
+      {
+        host, port, path: '/cable', protocols: ['actioncable-v1-json', 'actioncable-unsupported'], handshakeTimeoutMs: 30_000,
+        headers: { Origin: `http://${host}:${port}`, Cookie: person.cookie },
+      },
+      {
+        onOpen: (protocol) => {
+          release()
+          if (protocol !== 'actioncable-v1-json') this.failClient(client, `subprotocol ${protocol ?? 'none'}`)
+        },
+        onText: (payload, at) => this.receive(client, payload, at),
+        onClose: (reason, wasOpen) => {
+          release()
+          if (this.stopping) return
+          if (client.ready) {
+            client.disconnected = reason
+            this.openReady--
+            this.closeReasons[reason] = (this.closeReasons[reason] ?? 0) + 1
+          } else this.failClient(client, wasOpen ? `closed before ready: ${reason}` : reason)
+        },
+      },
+    )
+  }
+
+  private failClient(client: Client, reason: string): void {
+    if (client.failure || client.ready) return
+    client.failure = reason
+    const key = reason.replace(/\d{2,}/g, 'N')
+    this.failureReasons[key] = (this.failureReasons[key] ?? 0) + 1
+    this.settle()
+    client.socket?.destroy()
+  }
+
+  private settle(): void {
+    this.settled++
+    this.lastSettledAt = performance.now()
+  }
+
+  private receive(client: Client, payload: Buffer, at: number): void {
+    this.framesIn++
+    if (client.ready) {
+      let index = payload.indexOf(BMK)
+      if (index >= 0) {
+        while (index >= 0) {
+          index = this.marker(client, payload, index + 3, at)
+          index = payload.indexOf(BMK, index)
+        }
+        return
+      }
+      if (payload.length < 512 && payload.indexOf(ROOM_ID) >= 0 && payload.indexOf(OBJECT_MESSAGE) >= 0) this.unreadFrames++
+      else if (payload.indexOf(DISCONNECT) >= 0) this.disconnectFrames++
+      return
+    }
+    if (client.failure) return
+    if (!client.welcomed) {
+      if (payload.indexOf(WELCOME) < 0) return
+      client.welcomed = true
+      for (const identifier of client.identifiers) client.socket!.sendText(JSON.stringify({ command: 'subscribe', identifier }))
+      return
+    }
+    if (payload.indexOf(CONFIRM) >= 0) {
+      if (++client.confirmed === client.identifiers.length) {
+        client.ready = true
+        client.readyAt = at
+        this.readyCount++
+        this.openReady++
+        this.settle()
+      }
+    } else if (payload.indexOf(REJECT) >= 0) this.failClient(client, `rejected: ${payload.toString('utf8').slice(0, 200)}`)
+  }
+
+  // Reads the digits after "bmk"; counts the marker once per client. Returns where to search on.
+  private marker(client: Client, payload: Buffer, from: number, at: number): number {
+    let seq = 0
+    let i = from
+    while (i < payload.length && i - from < 15) {
+      const byte = payload[i]!
+      if (byte < 48 || byte > 57) break
+      seq = seq * 10 + (byte - 48)
+      i++
+    }
+    if (i === from || payload[i] !== 0x7a) return i
+    const marker = this.markers.get(seq)
+    if (!marker || marker.seen[client.index]) return i + 1
+    marker.seen[client.index] = 1
+    marker.count++
+    marker.lastAt = at
+    this.delivery[marker.phase].add(at - marker.sentAt)
+    if (marker.count === this.readyCount) marker.completeAt = at
+    return i + 1
+  }
+
+  newMarker(seq: number, phase: Phase): Marker {
+    const marker: Marker = { seq, phase, sentAt: performance.now(), ackAt: null, ok: null, seen: new Uint8Array(this.clients.length), count: 0, lastAt: 0, completeAt: null }
+    this.markers.set(seq, marker)
+    return marker
+  }
+
+  // Every acknowledged marker of the phase has reached every ready client still connected.
+  drained(phase: Phase): boolean {
+    for (const marker of this.markers.values()) {
+      if (marker.phase === phase && marker.ok && marker.count < this.openReady) return false
+    }
+    return true
+  }
+
+  closeAll(): void {
+    this.stopping = true
+    for (const client of this.clients) client.socket?.destroy()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Posting
+
+interface PostStats {
+  attempts: number
+  posted: number
+  errors: number
+  errorReasons: Record<string, number>
+  latency: number[]
+}
+
+function newPostStats(): PostStats {
+  return { attempts: 0, posted: 0, errors: 0, errorReasons: {}, latency: [] }
+}
+
+let sequence = 0
+
+async function post(generator: Generator, phase: Phase, stats: PostStats): Promise<void> {
+  const seq = ++sequence
+  const text = `fanout bmk${seq}z`
+  const body = new URLSearchParams({ 'message[body]': text, 'message[client_message_id]': randomBytes(12).toString('hex') }).toString()
+  const marker = generator.newMarker(seq, phase)
+  stats.attempts++
+  let reason: string | null
+  try {
+    const answer = await httpRequest(generator.target.baseUrl, 'POST', `/rooms/${generator.target.room}/messages`, {
+      cookie: generator.target.poster,
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'text/vnd.turbo-stream.html, text/html, application/xhtml+xml',
+      'sec-fetch-site': 'same-origin',
+      'accept-encoding': 'gzip',
+      'content-length': String(Buffer.byteLength(body)),
+    }, body)
+    reason = invalidPost(answer, text)
+  } catch (error) {
+    reason = `transport: ${(error as Error).message}`
+  }
+  marker.ackAt = performance.now()
+  marker.ok = reason === null
+  if (reason === null) {
+    stats.posted++
+    stats.latency.push(marker.ackAt - marker.sentAt)
+  } else {
+    stats.errors++
+    stats.errorReasons[reason] = (stats.errorReasons[reason] ?? 0) + 1
+  }
+}
+
+// The harness's post check (§3.2 step 2, with §2.2's media type).
+function invalidPost(answer: HttpAnswer, text: string): string | null {
+  if (answer.status !== 200) return `status ${answer.status}`
+  const type = String(answer.headers['content-type'] ?? '').split(';')[0]!.trim()
+  if (type !== 'text/vnd.turbo-stream.html') return `content type ${type}`
+  const body = answer.body
+  if (!body.startsWith('<turbo-stream')) return 'does not start with <turbo-stream'
+  if (!body.trimEnd().endsWith('</turbo-stream>')) return 'does not end with </turbo-stream>'
+  if (!body.includes('<template>') || !body.includes('</template>')) return 'no <template>'
+  if (!body.includes(text)) return 'posted text missing'
+  const ids = [...body.matchAll(/data-message-id="(\d+)"/g)]
+  if (ids.length !== 1) return `${ids.length} data-message-id`
+  if (!(Number(ids[0]![1]) > 0)) return 'data-message-id not > 0'
+  return null
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phases
+
+interface LoopLag {
+  p50_ms: number
+  p99_ms: number
+  max_ms: number
+  mean_ms: number
+}
+
+const LAG_RESOLUTION_MS = 5
+
+// The histogram holds the time between ticks of a LAG_RESOLUTION_MS timer; the lag is what
+// exceeds the interval.
+function lagOf(histogram: IntervalHistogram): LoopLag {
+  const ms = (ns: number) => round(Math.max(0, ns / 1e6 - LAG_RESOLUTION_MS))
+  const result = { p50_ms: ms(histogram.percentile(50)), p99_ms: ms(histogram.percentile(99)), max_ms: ms(histogram.max), mean_ms: ms(histogram.mean) }
+  histogram.reset()
+  return result
+}
+
+interface PhaseReport {
+  posted: number
+  post_attempts: number
+  post_errors: number
+  post_error_reasons: Record<string, number>
+  complete: number
+  incomplete: number
+  delivered: number
+  drain_secs: number
+  post_latency: Summary
+  per_client_delivery: Summary
+  all_clients: Summary
+  server_cpu_percent: number | null
+  generator_cpu_percent: number | null
+  generator_loop_lag: LoopLag
+  machine_core_busy_percent: number[]
+  other_processes_cpu_percent: number | null
+}
+
+function phaseReport(generator: Generator, phase: Phase, stats: PostStats, drainSecs: number, lap: Lap): PhaseReport {
+  const markers = [...generator.markers.values()].filter((marker) => marker.phase === phase && marker.ok)
+  const complete = markers.filter((marker) => marker.completeAt !== null)
+  return {
+    posted: stats.posted,
+    post_attempts: stats.attempts,
+    post_errors: stats.errors,
+    post_error_reasons: stats.errorReasons,
+    complete: complete.length,
+    incomplete: markers.length - complete.length,
+    delivered: markers.reduce((sum, marker) => sum + marker.count, 0),
+    drain_secs: round(drainSecs, 2),
+    post_latency: summarize(stats.latency),
+    per_client_delivery: generator.delivery[phase].summary(),
+    all_clients: summarize(complete.map((marker) => marker.completeAt! - marker.sentAt)),
+    server_cpu_percent: lap.server,
+    generator_cpu_percent: lap.generator,
+    generator_loop_lag: lap.lag,
+    machine_core_busy_percent: lap.cores,
+    other_processes_cpu_percent: lap.others,
+  }
+}
+
+async function drain(generator: Generator, phase: Phase, limitSecs: number): Promise<number> {
+  const started = performance.now()
+  while (!generator.drained(phase) && performance.now() - started < limitSecs * 1000) await sleep(5)
+  return (performance.now() - started) / 1000
+}
+
+async function pacedPhase(generator: Generator, options: Options, meters: Meters): Promise<PhaseReport> {
+  meters.lap()
+  const stats = newPostStats()
+  const start = performance.now()
+  const posts: Promise<void>[] = []
+  for (let i = 0; i < options.paced; i++) {
+    const wait = start + i * options.intervalMs - performance.now()
+    if (wait > 0) await sleep(wait)
+    posts.push(post(generator, 'paced', stats)) // open loop: the next one does not wait for this answer
+  }
+  await Promise.all(posts)
+  const drainSecs = await drain(generator, 'paced', options.pacedDrainSecs)
+  return phaseReport(generator, 'paced', stats, drainSecs, meters.lap())
+}
+
+interface SaturatedReport extends PhaseReport {
+  posters: number
+  secs: number
+  posts_per_sec: number
+  span_secs: number
+  delivered_msgs_per_sec: number
+  deliveries_per_sec: number
+  all_deliveries_per_sec: number
+  frames_per_sec: number
+}
+
+async function saturatedPhase(generator: Generator, options: Options, meters: Meters): Promise<SaturatedReport> {
+  meters.lap()
+  const stats = newPostStats()
+  const framesBefore = generator.framesIn
+  const start = performance.now()
+  const end = start + options.tputSecs * 1000
+  const poster = async () => {
+    while (performance.now() < end) await post(generator, 'saturated', stats)
+  }
+  await Promise.all(Array.from({ length: options.posters }, poster))
+  const postingSecs = (performance.now() - start) / 1000
+  const drainSecs = await drain(generator, 'saturated', options.tputDrainSecs)
+  const report = phaseReport(generator, 'saturated', stats, drainSecs, meters.lap())
+  const markers = [...generator.markers.values()].filter((marker) => marker.phase === 'saturated')
+  const lastComplete = Math.max(start, ...markers.map((marker) => marker.completeAt ?? 0))
+  const lastAny = Math.max(start, ...markers.map((marker) => marker.lastAt))
+  const span = Math.max(postingSecs, (lastComplete - start) / 1000)
+  const anySpan = Math.max(postingSecs, (lastAny - start) / 1000)
+  return {
+    ...report,
+    posters: options.posters,
+    secs: round(postingSecs, 2),
+    posts_per_sec: round(stats.posted / postingSecs, 1),
+    span_secs: round(span, 2),
+    delivered_msgs_per_sec: round(report.complete / span, 1),
+    // The headline: complete messages × ready clients / span (what "deliveries/s" means in §5.3).
+    deliveries_per_sec: Math.round((report.complete * generator.readyCount) / span),
+    // Every marker a client counted, complete or not.
+    all_deliveries_per_sec: Math.round(report.delivered / anySpan),
+    frames_per_sec: Math.round((generator.framesIn - framesBefore) / anySpan),
+  }
+}
+
+interface Lap {
+  server: number | null
+  generator: number | null
+  lag: LoopLag
+  // Every core's busy percent, and what processes other than these two used (percent of one core).
+  cores: number[]
+  others: number | null
+}
+
+interface Meters {
+  lap(): Lap
+}
+
+function makeMeters(serverPid: number | null): Meters {
+  const server = serverPid === null ? null : new CpuMeter(() => processCpuSeconds(serverPid))
+  const self = new CpuMeter(selfCpuSeconds)
+  const loop = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS })
+  loop.enable()
+  const machine = new CoreMeter()
+  return {
+    lap: () => {
+      const lap = { server: server?.lap() ?? null, generator: self.lap(), lag: lagOf(loop), cores: machine.lap() }
+      const total = lap.cores.reduce((sum, value) => sum + value, 0)
+      const others = lap.server === null || lap.generator === null ? null : round(Math.max(0, total - lap.server - lap.generator), 1)
+      return { ...lap, others }
+    },
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+// Samples the cores for 2 s at a time until every one is under 10% busy, for at most `waitSecs`;
+// returns the last sample.
+async function machineQuiet(waitSecs: number): Promise<number[]> {
+  const deadline = performance.now() + waitSecs * 1000
+  for (;;) {
+    const meter = new CoreMeter()
+    await sleep(2000)
+    const cores = meter.lap()
+    const quiet = cores.every((value) => value < 10)
+    if (quiet || performance.now() >= deadline) return cores
+    console.log(`bench:cable: waiting for a quiet machine (cores ${cores.join('% / ')}% busy)…`)
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+async function resolvePeople(target: Target, roomStream: string): Promise<void> {
+  const roomMessages = streamIdentifier('RoomMessagesChannel', roomStream)
+  const shared = target.people.find((person) => person.identifiers)?.identifiers ?? null
+  const missing = target.people.filter((person) => !person.identifiers)
+  if (shared && target.people[0]!.identifiers) {
+    // Harness semantics: the first line's identifiers stand in for lines that have none.
+    for (const person of missing) person.identifiers = shared
+    return
+  }
+  let next = 0
+  const worker = async () => {
+    while (next < missing.length) {
+      const person = missing[next++]!
+      const streams = await scrape(target.baseUrl, person.cookie, ['/users/me/sidebar'])
+      person.identifiers = [...base(target.room), roomMessages, ...streams.map((s) => streamIdentifier(s.channel, s.signed))]
+    }
+  }
+  await Promise.all(Array.from({ length: 16 }, worker))
+}
+
+function readSessionsFile(file: string): Person[] {
+  const people = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line) => line.replace(/\r$/, ''))
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [cookie, ...identifiers] = line.split('\t')
+      return { cookie: cookie!, identifiers: identifiers.length > 0 ? identifiers : null }
+    })
+  if (people.length === 0) fail(`${file} has no sessions`)
+  return people
+}
+
+interface Report {
+  benchmark: 'cable'
+  mode: 'fanout' | 'idle'
+  stamp: string
+  target: string
+  options: Omit<Options, 'out'>
+  machine: { cpus: number; node: string; pinned: { server: string | null; generator: string | null } }
+  clients: number
+  ready: number
+  failed: number
+  failure_reasons: Record<string, number>
+  disconnected: number
+  disconnect_reasons: Record<string, number>
+  connect_secs: number
+  subscriptions_per_client: number
+  subscriptions_per_client_range: [number, number]
+  session_rows: number | null
+  distinct_session_cookies: number
+  unread_frames: number
+  server: {
+    pid: number | null
+    memory_before_connect: Memory | null
+    memory_idle_after_connect: Memory | null
+    memory_end: Memory | null
+    cpu_percent_connect: number | null
+    cpu_percent_idle: number | null
+    cpu_percent_idle_hold?: number | null
+    log: string | null
+    log_messages: Record<string, number>
+    stopped: string | null
+    profile: ProfileSummary[] | null
+  }
+  generator: {
+    cpu_percent_connect: number | null
+    loop_lag_connect: LoopLag
+    memory_end: Memory | null
+  }
+  // Whether the machine was quiet: every core's busy percent before the run and while connecting,
+  // and what processes other than the server and the generator used (percent of one core).
+  machine_load: { before_core_busy_percent: number[]; connect_core_busy_percent: number[]; connect_other_processes_cpu_percent: number | null }
+  idle?: { hold_secs: number; memory_start: Memory | null; memory_end: Memory | null; server_cpu_percent: number | null; kb_per_socket: number | null; still_open: number }
+  latency?: PhaseReport
+  throughput?: SaturatedReport
+  verdict: Record<string, { target: string; measured: number | null; met: boolean | null }>
+  notes: string[]
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2)
+  const options = parseOptions(argv)
+  if (options.pin && !process.env[PINNED_ENV] && pinningAvailable()) return reexecPinned(argv)
+  const pinned = options.pin && process.env[PINNED_ENV] === '1'
+  const stamp = stampNow()
+  mkdirSync(options.out, { recursive: true })
+  const notes: string[] = []
+  if (options.pin && !pinningAvailable()) notes.push('not pinned: fewer than 2 CPUs or no taskset')
+
+  let server: ServerChild | null = null
+  let storage: string | null = null
+  let generator: Generator | null = null
+  let finished = false
+  const cleanup = async (why: string) => {
+    if (finished) return
+    finished = true
+    generator?.closeAll()
+    if (server) {
+      const how = await stopServer(server, 20_000)
+      if (why !== 'done') console.error(`bench:cable: ${why}; server ${how}`)
+    }
+    if (storage && !options.keep) rmSync(storage, { recursive: true, force: true })
+  }
+  process.on('exit', () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL')
+  })
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => void cleanup(`interrupted (${signal})`).finally(() => process.exit(130)))
+  }
+
+  // Everything is bounded: connect ≤ max(120 s, N/200 s), paced ≤ posts + 20 s drain, saturated ≤ run + 60 s drain.
+  const connectTimeoutMs = Math.max(120_000, (options.clients / 200) * 1000)
+  const budgetMs = 180_000 + connectTimeoutMs + 2 * POST_TIMEOUT_MS +
+    (options.idle !== null ? options.holdSecs * 1000 : options.paced * options.intervalMs + options.pacedDrainSecs * 1000 + (options.tputSecs + options.tputDrainSecs) * 1000)
+  const watchdog = setTimeout(() => {
+    console.error(`bench:cable: watchdog: still running after ${Math.round(budgetMs / 1000)} s, giving up`)
+    void cleanup('watchdog').finally(() => process.exit(3))
+  }, budgetMs)
+
+  try {
+    const before = await machineQuiet(options.waitQuiet)
+    if (before.some((value) => value > 15)) {
+      notes.push(`the machine was busy before the run (cores ${before.join('% / ')}%): other processes compete with the server and the generator`)
+    }
+    // -- target
+    let target: Target
+    let signing: RailsSigning | null = null
+    if (options.base === null) {
+      storage = mkdtempSync(join(tmpdir(), 'campfire-bench-cable-'))
+      const secret = randomBytes(64).toString('hex')
+      const setupStart = performance.now()
+      const prepared = prepareStorage(storage, secret, options.clients)
+      signing = prepared.signing
+      const port = await freePort()
+      server = startServer(storage, secret, port, join(options.out, `cable-${stamp}-server.log`), options.cpuProf ? join(options.out, `cable-${stamp}-prof`) : null)
+      const baseUrl = `http://127.0.0.1:${port}`
+      await waitForUp(baseUrl, server, 60_000)
+      const signed = (name: string) => signing!.signStreamName(name)
+      const roomStream = signed(`${globalIdParam(prepared.roomType, prepared.room)}:messages`)
+      const people: Person[] = prepared.users.map((user) => ({
+        cookie: user.cookie,
+        identifiers: [
+          ...base(prepared.room),
+          streamIdentifier('RoomMessagesChannel', roomStream),
+          streamIdentifier('Turbo::StreamsChannel', signed('rooms')),
+          streamIdentifier('Turbo::StreamsChannel', signed(`${globalIdParam('User', user.id)}:rooms`)),
+        ],
+      }))
+      writeFileSync(join(storage, 'sessions.tsv'), people.map((person) => [person.cookie, ...person.identifiers!].join('\t')).join('\n') + '\n')
+      target = { baseUrl, host: '127.0.0.1', port, room: prepared.room, poster: prepared.posterCookie, people, sessionRows: prepared.sessionRows, expected: null }
+      console.log(`bench:cable: seeded ${options.clients} members of room ${prepared.room} and started the server (pid ${server.pid}) on ${baseUrl} in ${round((performance.now() - setupStart) / 1000, 1)} s`)
+    } else {
+      const url = new URL(options.base)
+      const people = readSessionsFile(options.sessions!)
+      target = { baseUrl: url.origin, host: url.hostname, port: Number(url.port), room: options.room!, poster: options.cookie ?? people[0]!.cookie, people, sessionRows: 0, expected: null }
+    }
+
+    // -- the streams a room page subscribes to, scraped as the harness does
+    const scraped = await scrape(target.baseUrl, target.poster, [`/rooms/${target.room}`, '/users/me/sidebar'])
+    const roomStream = scraped.find((s) => s.channel === 'RoomMessagesChannel')?.signed
+    if (!roomStream) throw new Error(`GET /rooms/${target.room} has no RoomMessagesChannel stream source (scraped: ${JSON.stringify(scraped)})`)
+    if (options.base === null) {
+      // The identifiers we signed must be the ones the pages hand out: check the first person's.
+      const first = target.people[0]!
+      const theirs = await scrape(target.baseUrl, first.cookie, [`/rooms/${target.room}`, '/users/me/sidebar'])
+      const expected = first.identifiers!.slice(3).sort()
+      const actual = theirs.map((s) => streamIdentifier(s.channel, s.signed)).sort()
+      if (JSON.stringify(expected) !== JSON.stringify(actual)) throw new Error(`signed identifiers differ from the scraped ones:\n  ours   ${expected.join('\n         ')}\n  scraped ${actual.join('\n          ')}`)
+    } else {
+      await resolvePeople(target, roomStream)
+    }
+    const perClient = target.people.map((person) => person.identifiers!.length)
+
+    // -- connect
+    const serverPid = server?.pid ?? null
+    const memoryBeforeConnect = serverPid ? processMemory(serverPid) : null
+    const meters = makeMeters(serverPid)
+    generator = new Generator(target, Array.from({ length: options.clients }, (_, i) => target.people[i % target.people.length]!))
+    console.log(`bench:cable: connecting ${options.clients} clients (${HANDSHAKES_IN_FLIGHT} handshakes in flight, ${perClient[0]} subscriptions each)…`)
+    const connectSecs = await generator.connectAll(connectTimeoutMs)
+    const connectLap = meters.lap()
+    console.log(`bench:cable: ${generator.readyCount}/${options.clients} ready in ${round(connectSecs, 2)} s`)
+    await sleep(1000)
+    const idleLap = meters.lap()
+    const memoryIdle = serverPid ? processMemory(serverPid) : null
+
+    const report: Report = {
+      benchmark: 'cable',
+      mode: options.idle !== null ? 'idle' : 'fanout',
+      stamp,
+      target: options.base ?? target.baseUrl + ' (started by this script)',
+      options: { ...options, out: undefined } as unknown as Omit<Options, 'out'>,
+      machine: { cpus: cpus().length, node: process.version, pinned: { server: server && pinningAvailable() ? SERVER_CORE : null, generator: pinned ? GENERATOR_CORE : null } },
+      clients: options.clients,
+      ready: generator.readyCount,
+      failed: options.clients - generator.readyCount,
+      failure_reasons: generator.failureReasons,
+      disconnected: 0,
+      disconnect_reasons: {},
+      connect_secs: round(connectSecs, 3),
+      subscriptions_per_client: perClient[0]!,
+      subscriptions_per_client_range: [Math.min(...perClient), Math.max(...perClient)],
+      session_rows: options.base === null ? target.sessionRows : null,
+      distinct_session_cookies: new Set(target.people.map((person) => person.cookie)).size,
+      unread_frames: 0,
+      server: {
+        pid: serverPid, memory_before_connect: memoryBeforeConnect, memory_idle_after_connect: memoryIdle, memory_end: null,
+        cpu_percent_connect: connectLap.server, cpu_percent_idle: idleLap.server, log: server?.logPath ?? null, log_messages: {}, stopped: null, profile: null,
+      },
+      generator: { cpu_percent_connect: connectLap.generator, loop_lag_connect: connectLap.lag, memory_end: null },
+      machine_load: { before_core_busy_percent: before, connect_core_busy_percent: connectLap.cores, connect_other_processes_cpu_percent: connectLap.others },
+      verdict: {},
+      notes,
+    }
+
+    if (options.idle !== null) {
+      const memoryStart = serverPid ? processMemory(serverPid) : null
+      meters.lap()
+      await sleep(options.holdSecs * 1000)
+      const holdLap = meters.lap()
+      const memoryEnd = serverPid ? processMemory(serverPid) : null
+      const kb = memoryEnd && memoryBeforeConnect ? round(((memoryEnd.rss_mb - memoryBeforeConnect.rss_mb) * 1024) / Math.max(1, generator.readyCount), 1) : null
+      report.idle = { hold_secs: options.holdSecs, memory_start: memoryStart, memory_end: memoryEnd, server_cpu_percent: holdLap.server, kb_per_socket: kb, still_open: generator.openReady }
+    } else if (generator.readyCount > 0) {
+      console.log(`bench:cable: paced phase: ${options.paced} posts, one every ${options.intervalMs} ms…`)
+      report.latency = await pacedPhase(generator, options, meters)
+      console.log(`bench:cable: saturated phase: ${options.posters} posters for ${options.tputSecs} s…`)
+      report.throughput = await saturatedPhase(generator, options, meters)
+    } else {
+      notes.push('no client became ready: the post phases were skipped')
+    }
+
+    report.unread_frames = generator.unreadFrames
+    report.disconnected = generator.clients.filter((client) => client.disconnected).length
+    report.disconnect_reasons = generator.closeReasons
+    report.server.memory_end = serverPid ? processMemory(serverPid) : null
+    report.generator.memory_end = processMemory(process.pid)
+    verdicts(report, options)
+    generator.closeAll()
+    if (server) {
+      report.server.stopped = await stopServer(server, 20_000)
+      report.server.log_messages = server.warnings()
+      if (server.profileDir && existsSync(server.profileDir)) report.server.profile = summarizeProfileDir(server.profileDir, ROOT)
+    }
+    const file = join(options.out, `cable-${stamp}.json`)
+    writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
+    printReport(report, file)
+    await cleanup('done')
+    clearTimeout(watchdog)
+    agent.destroy()
+    process.exitCode = report.ready === report.clients && report.disconnected === 0 ? 0 : 1
+  } catch (error) {
+    console.error(`bench:cable: ${(error as Error).stack ?? error}`)
+    await cleanup('failed')
+    clearTimeout(watchdog)
+    agent.destroy()
+    process.exitCode = 1
+  }
+}
+
+function verdicts(report: Report, options: Options): void {
+  const v = report.verdict
+  const pass = (measured: number | null, ok: (x: number) => boolean) => (measured === null ? null : ok(measured))
+  if (report.throughput) {
+    const t = report.throughput
+    v.deliveries_per_sec = { target: '≥ 100,000 (Rust 513,332 at 1,000 clients)', measured: t.deliveries_per_sec, met: pass(t.deliveries_per_sec, (x) => x >= 100_000) }
+    v.complete_saturated = { target: 'complete == posted', measured: t.complete, met: t.complete === t.posted && t.post_errors === 0 }
+  }
+  if (report.latency) {
+    const p50 = report.latency.all_clients.p50_ms
+    v.post_to_all_p50_ms = { target: `≤ 15 ms at 1,000 clients (Rust 6.4 ms)`, measured: p50, met: options.clients === 1000 || p50 === null ? pass(p50, (x) => x <= 15) : null }
+    v.complete_paced = { target: 'complete == posted', measured: report.latency.complete, met: report.latency.complete === report.latency.posted && report.latency.post_errors === 0 }
+  }
+  if (report.idle) {
+    const rss = report.idle.memory_end?.rss_mb ?? null
+    v.idle_rss_mb = { target: '≤ 200 MB at 10,000 idle sockets', measured: rss, met: options.clients >= 10_000 ? pass(rss, (x) => x <= 200) : null }
+  }
+  v.ready = { target: 'ready == clients, failed == 0', measured: report.ready, met: report.ready === report.clients }
+  const heavy = report.throughput
+  if (heavy && heavy.generator_cpu_percent !== null && heavy.generator_cpu_percent >= 90) {
+    report.notes.push(`the generator used ${heavy.generator_cpu_percent}% of its core in the saturated phase: it may be the bottleneck`)
+  }
+  for (const [name, phase] of [['connect', { other_processes_cpu_percent: report.machine_load.connect_other_processes_cpu_percent }], ['paced', report.latency], ['saturated', report.throughput]] as const) {
+    const others = phase?.other_processes_cpu_percent ?? null
+    if (others !== null && others > 10) report.notes.push(`other processes used ${others}% of a core during the ${name} phase: the machine was not quiet, so these figures are pessimistic`)
+  }
+  if (heavy && heavy.generator_loop_lag.p99_ms > 50) report.notes.push(`generator event-loop lag p99 ${heavy.generator_loop_lag.p99_ms} ms: delivery times include generator queueing`)
+}
+
+function printReport(report: Report, file: string): void {
+  const rows: [string, string][] = []
+  const n = (x: number | null | undefined, digits = 1) => (x === null || x === undefined ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: digits }))
+  const mem = (m: Memory | null) => (m ? `${n(m.rss_mb)} MB (peak ${n(m.hwm_mb)})` : '–')
+  const pp = (s: Summary) => `${n(s.p50_ms, 2)} / ${n(s.p99_ms, 2)} ms (max ${n(s.max_ms, 1)}, n ${n(s.n, 0)})`
+  rows.push(['clients / ready / failed', `${report.clients} / ${report.ready} / ${report.failed}${Object.keys(report.failure_reasons).length ? ' ' + JSON.stringify(report.failure_reasons) : ''}`])
+  rows.push(['disconnected by server', `${report.disconnected}${report.disconnected ? ' ' + JSON.stringify(report.disconnect_reasons) : ''}`])
+  rows.push(['subscriptions per client', String(report.subscriptions_per_client)])
+  rows.push(['connect + subscribe', `${n(report.connect_secs, 2)} s`])
+  rows.push(['server RSS before connect', mem(report.server.memory_before_connect)])
+  rows.push(['server RSS idle after connect', mem(report.server.memory_idle_after_connect)])
+  rows.push(['server CPU connect / idle', `${n(report.server.cpu_percent_connect)}% / ${n(report.server.cpu_percent_idle)}%`])
+  rows.push(['generator CPU connect', `${n(report.generator.cpu_percent_connect)}%`])
+  rows.push(['cores busy before run / connect', `${report.machine_load.before_core_busy_percent.join('% / ')}% | ${report.machine_load.connect_core_busy_percent.join('% / ')}% (others ${n(report.machine_load.connect_other_processes_cpu_percent)}%)`])
+  if (report.idle) {
+    const idle = report.idle
+    rows.push([`idle hold ${idle.hold_secs} s: RSS start → end`, `${mem(idle.memory_start)} → ${mem(idle.memory_end)}`])
+    rows.push(['idle: per socket (vs before connect)', `${n(idle.kb_per_socket)} KB`])
+    rows.push(['idle: server CPU, sockets still open', `${n(idle.server_cpu_percent)}%, ${idle.still_open}`])
+  }
+  if (report.latency) {
+    const l = report.latency
+    rows.push(['paced: posted / complete', `${l.posted} / ${l.complete} (attempts ${l.post_attempts}, errors ${l.post_errors}${l.post_errors ? ' ' + JSON.stringify(l.post_error_reasons) : ''})`])
+    rows.push(['paced: post latency p50 / p99', pp(l.post_latency)])
+    rows.push(['paced: per-client delivery p50 / p99', pp(l.per_client_delivery)])
+    rows.push(['paced: post → all clients p50 / p99', pp(l.all_clients)])
+    rows.push(['paced: drain', `${n(l.drain_secs, 2)} s`])
+    rows.push(['paced: server CPU / generator CPU', `${n(l.server_cpu_percent)}% / ${n(l.generator_cpu_percent)}%`])
+    rows.push(['paced: cores busy / other processes', `${l.machine_core_busy_percent.join('% / ')}% / ${n(l.other_processes_cpu_percent)}%`])
+    rows.push(['paced: generator loop lag p50/p99/max', `${n(l.generator_loop_lag.p50_ms, 2)} / ${n(l.generator_loop_lag.p99_ms, 2)} / ${n(l.generator_loop_lag.max_ms, 2)} ms`])
+  }
+  if (report.throughput) {
+    const t = report.throughput
+    rows.push([`saturated: ${t.posters} posters × ${t.secs} s`, `posted ${t.posted} (${n(t.posts_per_sec)}/s), attempts ${t.post_attempts}, errors ${t.post_errors}${t.post_errors ? ' ' + JSON.stringify(t.post_error_reasons) : ''}`])
+    rows.push(['saturated: complete / posted', `${t.complete} / ${t.posted}`])
+    rows.push(['saturated: span (first post → last complete)', `${n(t.span_secs, 2)} s (drain ${n(t.drain_secs, 2)} s)`])
+    rows.push(['saturated: DELIVERIES/S (complete × ready / span)', n(t.deliveries_per_sec, 0)])
+    rows.push(['saturated: messages to all / s', n(t.delivered_msgs_per_sec)])
+    rows.push(['saturated: frames read / s', n(t.frames_per_sec, 0)])
+    rows.push(['saturated: post latency p50 / p99', pp(t.post_latency)])
+    rows.push(['saturated: per-client delivery p50 / p99', pp(t.per_client_delivery)])
+    rows.push(['saturated: post → all clients p50 / p99', pp(t.all_clients)])
+    rows.push(['saturated: server CPU / generator CPU', `${n(t.server_cpu_percent)}% / ${n(t.generator_cpu_percent)}%`])
+    rows.push(['saturated: cores busy / other processes', `${t.machine_core_busy_percent.join('% / ')}% / ${n(t.other_processes_cpu_percent)}%`])
+    rows.push(['saturated: generator loop lag p50/p99/max', `${n(t.generator_loop_lag.p50_ms, 2)} / ${n(t.generator_loop_lag.p99_ms, 2)} / ${n(t.generator_loop_lag.max_ms, 2)} ms`])
+  }
+  rows.push(['unread notices received', n(report.unread_frames, 0)])
+  rows.push(['server RSS at end', mem(report.server.memory_end)])
+  rows.push(['generator RSS at end', mem(report.generator.memory_end)])
+  const width = Math.max(...rows.map(([label]) => label.length))
+  console.log('')
+  console.log(`Cable fan-out (${report.mode}) — ${report.target}; server core ${report.machine.pinned.server ?? '-'}, generator core ${report.machine.pinned.generator ?? '-'}`)
+  for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`)
+  console.log('')
+  console.log('  Targets (issue 4):')
+  for (const [name, { target, measured, met }] of Object.entries(report.verdict)) {
+    console.log(`    ${met === null ? '  -  ' : met ? ' MET ' : 'MISSED'} ${name}: ${n(measured, 2)} (target ${target})`)
+  }
+  for (const note of report.notes) console.log(`  note: ${note}`)
+  if (report.server.profile) {
+    for (const profile of report.server.profile.filter((p, i) => i === 0 || p.busy_ms > p.sampled_ms * 0.05)) {
+      console.log('')
+      console.log(`  Server CPU profile ${profile.file} (${n(profile.sampled_ms / 1000, 1)} s sampled, ${profile.idle_percent}% idle or waiting); top self time, % of busy:`)
+      for (const frame of profile.top_self.slice(0, 15)) console.log(`    ${String(frame.self_percent).padStart(5)}%  (total ${String(frame.total_percent).padStart(5)}%)  ${frame.frame}`)
+    }
+  }
+  if (Object.keys(report.server.log_messages).length) console.log(`  server log (warn+): ${JSON.stringify(report.server.log_messages)} — ${report.server.log}`)
+  console.log(`  JSON: ${file}`)
+}
+
+await main()
