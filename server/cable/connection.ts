@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import type { Socket } from 'node:net'
 import type { RawData, WebSocket } from 'ws'
 import type { Channel } from './channel.ts'
 import { CHANNELS } from './channels/index.ts'
@@ -26,9 +27,11 @@ const SLOW_CONSUMER_GRACE_MS = 1000
 export class CableConnection {
   readonly subscriptions = new Map<string, Channel>()
   alive = true
+  private corked = false
   private closing = false
   private malformed = 0
   private readonly queue: CommandQueue<Command | Revoke>
+  private readonly raw: Socket | null
   // Resolves once the socket has closed and every subscription has been cleaned up.
   readonly finished: Promise<void>
   private resolveFinished: () => void = () => {}
@@ -45,6 +48,7 @@ export class CableConnection {
       maxBytes: queuedBytes,
       onError: (err, command) => log.error({ err, command }, 'cable: command failed'),
     })
+    this.raw = (socket as unknown as { _socket?: Socket })._socket ?? null
     socket.on('message', (data, isBinary) => this.receive(data, isBinary))
     socket.on('pong', () => (this.alive = true))
     socket.once('close', () => this.closed())
@@ -59,12 +63,25 @@ export class CableConnection {
   // that stops reading is cut off rather than buffered for without limit.
   send(frame: string | Buffer): boolean {
     if (!this.isOpen) return false
-    if (this.socket.bufferedAmount > this.server.limits.bufferedBytes) {
-      this.dropSlowConsumer()
-      return false
+    if (!this.corked) {
+      // What is still unsent from earlier turns says whether the client keeps up; bytes
+      // corked during this turn are about to be written and do not count against it.
+      if (this.socket.bufferedAmount > this.server.limits.bufferedBytes) {
+        this.dropSlowConsumer()
+        return false
+      }
+      this.corked = true
+      this.raw?.cork()
+      this.server.uncorkSoon(this)
     }
     this.socket.send(frame, TEXT)
     return true
+  }
+
+  // Frames sent in one turn of the event loop leave in one write (see CableServer.uncorkSoon).
+  uncork(): void {
+    this.corked = false
+    this.raw?.uncork()
   }
 
   // Rails' Connection#close: say why, then close the socket.

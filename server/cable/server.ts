@@ -41,6 +41,7 @@ export class CableServer {
   private readonly connections = new Set<CableConnection>()
   private readonly byUser = new Map<number, Set<CableConnection>>()
   private readonly streams = new Map<string, Set<Channel>>()
+  private corked: CableConnection[] = []
   private readonly beatIntervalMs: number
   private readonly livenessBeats: number
   private timer: NodeJS.Timeout | null = null
@@ -127,6 +128,20 @@ export class CableServer {
     let subscriptions = 0
     for (const connection of this.connections) subscriptions += connection.subscriptions.size
     return { connections: this.connections.size, users: this.byUser.size, streams: this.streams.size, subscriptions }
+  }
+
+  // A broadcast writes to many sockets; each socket is corked at its first frame and all are
+  // uncorked together once the current work is done, so a post costs one write per socket
+  // instead of one per frame.
+  uncorkSoon(connection: CableConnection): void {
+    this.corked.push(connection)
+    if (this.corked.length === 1) setImmediate(() => this.uncorkAll())
+  }
+
+  private uncorkAll(): void {
+    const corked = this.corked
+    this.corked = []
+    for (const connection of corked) connection.uncork()
   }
 
   // One timer for every socket.

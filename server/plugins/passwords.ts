@@ -19,7 +19,8 @@ export default fp(
   async function passwords(app, options: { threads: number; cost?: number }) {
     const pool = new Piscina({
       filename: new URL('../workers/password.ts', import.meta.url).href,
-      minThreads: 1,
+      minThreads: 0,
+      idleTimeout: 60_000,
       maxThreads: Math.max(1, options.threads),
       maxQueue: 256,
     })

@@ -18,6 +18,6 @@ export default async function cable(app: FastifyInstance) {
   app.get('/cable', { websocket: true, config: { allowUnauthenticated: true }, onRequest: guardHandshake }, (socket, request) => {
     request.raw.socket.setNoDelay(true)
     const { id, name } = request.user!
-    app.cable.server.accept(socket, { id, name }, request.log)
+    app.cable.server.accept(socket, { id, name })
   })
 }

@@ -25,7 +25,10 @@
 //
 // Other options: --paced-drain-secs 20, --tput-drain-secs 60, --hold-secs 10 (with --idle),
 // --wait-quiet SECS (first wait up to SECS for every core to be under 10% busy: this machine may be
-// shared), --keep (keep the temp storage, with its sessions.tsv), --no-pin, --out DIR (tmp/bench).
+// shared), --keep (keep the temp storage, with its sessions.tsv), --no-pin, --out DIR (tmp/bench),
+// --gen-cpu-prof (profile the generator itself into tmp/bench/cable-generator-prof-<stamp>),
+// --server-dir DIR (start server/main.ts from another checkout, e.g. a worktree with a fix to compare;
+// a compiled checkout with server/main.js and no main.ts runs on plain node).
 // Every phase also records each core's busy time, so a run disturbed by other processes says so.
 //
 // Sessions file lines (harness format): `cookie<TAB>identifier<TAB>identifier…`; client n uses
@@ -47,7 +50,7 @@ import { dbTime } from '../../server/lib/time.ts'
 import { Store } from '../../server/models/store.ts'
 import { seedDatabase } from './seed.ts'
 import { summarizeProfileDir, type ProfileSummary } from './support/cpu-profile.ts'
-import { CoreMeter, CpuMeter, processCpuSeconds, processMemory, round, Samples, selfCpuSeconds, summarize, type Memory, type Summary } from './support/measure.ts'
+import { CoreMeter, CpuMeter, processCpuSeconds, processCpuTimes, processMemory, round, Samples, selfCpuSeconds, selfSystemSeconds, summarize, type Memory, type Summary } from './support/measure.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -77,8 +80,10 @@ interface Options {
   cookie: string | null
   room: number | null
   cpuProf: boolean
+  genCpuProf: boolean
   keep: boolean
   waitQuiet: number
+  serverDir: string
   pin: boolean
   out: string
 }
@@ -86,7 +91,7 @@ interface Options {
 function parseOptions(argv: string[]): Options {
   const options: Options = {
     clients: 1000, posters: 4, tputSecs: 15, paced: 30, intervalMs: 200, pacedDrainSecs: 20, tputDrainSecs: 60,
-    idle: null, holdSecs: 10, base: null, sessions: null, cookie: null, room: null, cpuProf: false, keep: false, pin: true, waitQuiet: 0,
+    idle: null, holdSecs: 10, base: null, sessions: null, cookie: null, room: null, cpuProf: false, genCpuProf: false, keep: false, pin: true, waitQuiet: 0, serverDir: ROOT,
     out: join(ROOT, 'tmp', 'bench'),
   }
   const numbers: Record<string, keyof Options> = {
@@ -94,10 +99,11 @@ function parseOptions(argv: string[]): Options {
     '--interval-ms': 'intervalMs', '--paced-drain-secs': 'pacedDrainSecs', '--tput-drain-secs': 'tputDrainSecs',
     '--idle': 'idle', '--hold-secs': 'holdSecs', '--room': 'room', '--wait-quiet': 'waitQuiet',
   }
-  const strings: Record<string, keyof Options> = { '--base': 'base', '--sessions': 'sessions', '--cookie': 'cookie', '--out': 'out' }
+  const strings: Record<string, keyof Options> = { '--base': 'base', '--sessions': 'sessions', '--cookie': 'cookie', '--out': 'out', '--server-dir': 'serverDir' }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     if (arg === '--cpu-prof') options.cpuProf = true
+    else if (arg === '--gen-cpu-prof') options.genCpuProf = true
     else if (arg === '--keep') options.keep = true
     else if (arg === '--no-pin') options.pin = false
     else if (arg === '--help' || arg === '-h') usage(0)
@@ -145,9 +151,10 @@ function fail(message: string): never {
 // ---------------------------------------------------------------------------------------------
 // Pinning: the generator re-executes itself on core 1 (through sh, to raise the open-files limit).
 
-function reexecPinned(argv: string[]): void {
+function reexecPinned(argv: string[], profileDir: string | null): void {
   const raise = 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null'
-  const child = spawn('sh', ['-c', `${raise}; exec taskset -c ${GENERATOR_CORE} "$0" "$@"`, process.execPath, '--import', 'tsx', SCRIPT, ...argv], {
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
+  const child = spawn('sh', ['-c', `${raise}; exec taskset -c ${GENERATOR_CORE} "$0" "$@"`, process.execPath, ...profile, '--import', 'tsx', SCRIPT, ...argv], {
     cwd: ROOT,
     stdio: 'inherit',
     env: { ...process.env, [PINNED_ENV]: '1' },
@@ -252,13 +259,16 @@ interface ServerChild {
   profileDir: string | null
 }
 
-function startServer(storage: string, secret: string, port: number, logPath: string, profileDir: string | null): ServerChild {
+function startServer(serverDir: string, storage: string, secret: string, port: number, logPath: string, profileDir: string | null): ServerChild {
   const raise = 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null'
-  const node = [process.execPath, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', 'server/main.ts']
+  // A compiled checkout (server/main.js and no main.ts) runs on plain node, without the tsx loader.
+  const compiled = !existsSync(join(serverDir, 'server', 'main.ts')) && existsSync(join(serverDir, 'server', 'main.js'))
+  const entry = compiled ? ['server/main.js'] : ['--import', 'tsx', 'server/main.ts']
+  const node = [process.execPath, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...entry]
   const pin = pinningAvailable() ? `taskset -c ${SERVER_CORE} ` : ''
   // sh execs taskset, which execs node: the pid we hold is the server's own.
   const child = spawn('sh', ['-c', `${raise}; exec ${pin}"$0" "$@"`, ...node], {
-    cwd: ROOT,
+    cwd: serverDir,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
@@ -407,6 +417,7 @@ interface Marker {
   ok: boolean | null
   seen: Uint8Array
   count: number
+  firstAt: number
   lastAt: number
   completeAt: number | null
 }
@@ -562,7 +573,7 @@ class Generator {
     const marker = this.markers.get(seq)
     if (!marker || marker.seen[client.index]) return i + 1
     marker.seen[client.index] = 1
-    marker.count++
+    if (marker.count++ === 0) marker.firstAt = at
     marker.lastAt = at
     this.delivery[marker.phase].add(at - marker.sentAt)
     if (marker.count === this.readyCount) marker.completeAt = at
@@ -570,7 +581,7 @@ class Generator {
   }
 
   newMarker(seq: number, phase: Phase): Marker {
-    const marker: Marker = { seq, phase, sentAt: performance.now(), ackAt: null, ok: null, seen: new Uint8Array(this.clients.length), count: 0, lastAt: 0, completeAt: null }
+    const marker: Marker = { seq, phase, sentAt: performance.now(), ackAt: null, ok: null, seen: new Uint8Array(this.clients.length), count: 0, firstAt: 0, lastAt: 0, completeAt: null }
     this.markers.set(seq, marker)
     return marker
   }
@@ -685,9 +696,12 @@ interface PhaseReport {
   drain_secs: number
   post_latency: Summary
   per_client_delivery: Summary
+  first_client: Summary
   all_clients: Summary
   server_cpu_percent: number | null
+  server_system_cpu_percent: number | null
   generator_cpu_percent: number | null
+  generator_system_cpu_percent: number | null
   generator_loop_lag: LoopLag
   machine_core_busy_percent: number[]
   other_processes_cpu_percent: number | null
@@ -707,9 +721,12 @@ function phaseReport(generator: Generator, phase: Phase, stats: PostStats, drain
     drain_secs: round(drainSecs, 2),
     post_latency: summarize(stats.latency),
     per_client_delivery: generator.delivery[phase].summary(),
+    first_client: summarize(markers.filter((marker) => marker.count > 0).map((marker) => marker.firstAt - marker.sentAt)),
     all_clients: summarize(complete.map((marker) => marker.completeAt! - marker.sentAt)),
     server_cpu_percent: lap.server,
+    server_system_cpu_percent: lap.serverSystem,
     generator_cpu_percent: lap.generator,
+    generator_system_cpu_percent: lap.generatorSystem,
     generator_loop_lag: lap.lag,
     machine_core_busy_percent: lap.cores,
     other_processes_cpu_percent: lap.others,
@@ -738,6 +755,8 @@ async function pacedPhase(generator: Generator, options: Options, meters: Meters
 }
 
 interface SaturatedReport extends PhaseReport {
+  // Whose core was saturated: the server's (≥ 95% of its core), the generator's, both, or neither.
+  bottleneck?: string
   posters: number
   secs: number
   posts_per_sec: number
@@ -784,6 +803,9 @@ async function saturatedPhase(generator: Generator, options: Options, meters: Me
 interface Lap {
   server: number | null
   generator: number | null
+  // The part of each spent in the kernel (socket writes and reads, loopback TCP).
+  serverSystem: number | null
+  generatorSystem: number | null
   lag: LoopLag
   // Every core's busy percent, and what processes other than these two used (percent of one core).
   cores: number[]
@@ -797,12 +819,14 @@ interface Meters {
 function makeMeters(serverPid: number | null): Meters {
   const server = serverPid === null ? null : new CpuMeter(() => processCpuSeconds(serverPid))
   const self = new CpuMeter(selfCpuSeconds)
+  const serverSystem = serverPid === null ? null : new CpuMeter(() => processCpuTimes(serverPid)?.system ?? null)
+  const selfSystem = new CpuMeter(selfSystemSeconds)
   const loop = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS })
   loop.enable()
   const machine = new CoreMeter()
   return {
     lap: () => {
-      const lap = { server: server?.lap() ?? null, generator: self.lap(), lag: lagOf(loop), cores: machine.lap() }
+      const lap = { server: server?.lap() ?? null, generator: self.lap(), serverSystem: serverSystem?.lap() ?? null, generatorSystem: selfSystem.lap(), lag: lagOf(loop), cores: machine.lap() }
       const total = lap.cores.reduce((sum, value) => sum + value, 0)
       const others = lap.server === null || lap.generator === null ? null : round(Math.max(0, total - lap.server - lap.generator), 1)
       return { ...lap, others }
@@ -914,7 +938,9 @@ interface Report {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
   const options = parseOptions(argv)
-  if (options.pin && !process.env[PINNED_ENV] && pinningAvailable()) return reexecPinned(argv)
+  if (options.pin && !process.env[PINNED_ENV] && pinningAvailable()) {
+    return reexecPinned(argv, options.genCpuProf ? join(options.out, `cable-generator-prof-${stampNow()}`) : null)
+  }
   const pinned = options.pin && process.env[PINNED_ENV] === '1'
   const stamp = stampNow()
   mkdirSync(options.out, { recursive: true })
@@ -934,6 +960,7 @@ async function main(): Promise<void> {
       if (why !== 'done') console.error(`bench:cable: ${why}; server ${how}`)
     }
     if (storage && !options.keep) rmSync(storage, { recursive: true, force: true })
+    else if (storage) console.log(`bench:cable: kept ${storage} (sessions.tsv, bench-target.json, secret_key_base)`)
   }
   process.on('exit', () => {
     if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL')
@@ -966,7 +993,7 @@ async function main(): Promise<void> {
       const prepared = prepareStorage(storage, secret, options.clients)
       signing = prepared.signing
       const port = await freePort()
-      server = startServer(storage, secret, port, join(options.out, `cable-${stamp}-server.log`), options.cpuProf ? join(options.out, `cable-${stamp}-prof`) : null)
+      server = startServer(options.serverDir, storage, secret, port, join(options.out, `cable-${stamp}-server.log`), options.cpuProf ? join(options.out, `cable-${stamp}-prof`) : null)
       const baseUrl = `http://127.0.0.1:${port}`
       await waitForUp(baseUrl, server, 60_000)
       const signed = (name: string) => signing!.signStreamName(name)
@@ -980,7 +1007,11 @@ async function main(): Promise<void> {
           streamIdentifier('Turbo::StreamsChannel', signed(`${globalIdParam('User', user.id)}:rooms`)),
         ],
       }))
+      // With --keep the folder is a ready target for --base: the secret (read by the server when
+      // SECRET_KEY_BASE is unset), the sessions file and the poster's cookie and room.
+      writeFileSync(join(storage, 'secret_key_base'), secret + '\n', { mode: 0o600 })
       writeFileSync(join(storage, 'sessions.tsv'), people.map((person) => [person.cookie, ...person.identifiers!].join('\t')).join('\n') + '\n')
+      writeFileSync(join(storage, 'bench-target.json'), JSON.stringify({ room: prepared.room, cookie: prepared.posterCookie }, null, 2) + '\n')
       target = { baseUrl, host: '127.0.0.1', port, room: prepared.room, poster: prepared.posterCookie, people, sessionRows: prepared.sessionRows, expected: null }
       console.log(`bench:cable: seeded ${options.clients} members of room ${prepared.room} and started the server (pid ${server.pid}) on ${baseUrl} in ${round((performance.now() - setupStart) / 1000, 1)} s`)
     } else {
@@ -1074,7 +1105,7 @@ async function main(): Promise<void> {
     if (server) {
       report.server.stopped = await stopServer(server, 20_000)
       report.server.log_messages = server.warnings()
-      if (server.profileDir && existsSync(server.profileDir)) report.server.profile = summarizeProfileDir(server.profileDir, ROOT)
+      if (server.profileDir && existsSync(server.profileDir)) report.server.profile = summarizeProfileDir(server.profileDir, options.serverDir)
     }
     const file = join(options.out, `cable-${stamp}.json`)
     writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
@@ -1111,8 +1142,11 @@ function verdicts(report: Report, options: Options): void {
   }
   v.ready = { target: 'ready == clients, failed == 0', measured: report.ready, met: report.ready === report.clients }
   const heavy = report.throughput
-  if (heavy && heavy.generator_cpu_percent !== null && heavy.generator_cpu_percent >= 90) {
-    report.notes.push(`the generator used ${heavy.generator_cpu_percent}% of its core in the saturated phase: it may be the bottleneck`)
+  if (heavy && heavy.server_cpu_percent !== null && heavy.generator_cpu_percent !== null) {
+    const server = heavy.server_cpu_percent >= 95
+    const self = heavy.generator_cpu_percent >= 95
+    heavy.bottleneck = server && !self ? 'server' : self && !server ? 'generator' : server && self ? 'both' : 'neither (posting or the database wait)'
+    if (self) report.notes.push(`the generator used ${heavy.generator_cpu_percent}% of its core in the saturated phase: it may be limiting the figures`)
   }
   for (const [name, phase] of [['connect', { other_processes_cpu_percent: report.machine_load.connect_other_processes_cpu_percent }], ['paced', report.latency], ['saturated', report.throughput]] as const) {
     const others = phase?.other_processes_cpu_percent ?? null
@@ -1146,9 +1180,10 @@ function printReport(report: Report, file: string): void {
     rows.push(['paced: posted / complete', `${l.posted} / ${l.complete} (attempts ${l.post_attempts}, errors ${l.post_errors}${l.post_errors ? ' ' + JSON.stringify(l.post_error_reasons) : ''})`])
     rows.push(['paced: post latency p50 / p99', pp(l.post_latency)])
     rows.push(['paced: per-client delivery p50 / p99', pp(l.per_client_delivery)])
+    rows.push(['paced: post → first client p50 / p99', pp(l.first_client)])
     rows.push(['paced: post → all clients p50 / p99', pp(l.all_clients)])
     rows.push(['paced: drain', `${n(l.drain_secs, 2)} s`])
-    rows.push(['paced: server CPU / generator CPU', `${n(l.server_cpu_percent)}% / ${n(l.generator_cpu_percent)}%`])
+    rows.push(['paced: server CPU / generator CPU (kernel part)', `${n(l.server_cpu_percent)}% (${n(l.server_system_cpu_percent)}%) / ${n(l.generator_cpu_percent)}% (${n(l.generator_system_cpu_percent)}%)`])
     rows.push(['paced: cores busy / other processes', `${l.machine_core_busy_percent.join('% / ')}% / ${n(l.other_processes_cpu_percent)}%`])
     rows.push(['paced: generator loop lag p50/p99/max', `${n(l.generator_loop_lag.p50_ms, 2)} / ${n(l.generator_loop_lag.p99_ms, 2)} / ${n(l.generator_loop_lag.max_ms, 2)} ms`])
   }
@@ -1163,7 +1198,8 @@ function printReport(report: Report, file: string): void {
     rows.push(['saturated: post latency p50 / p99', pp(t.post_latency)])
     rows.push(['saturated: per-client delivery p50 / p99', pp(t.per_client_delivery)])
     rows.push(['saturated: post → all clients p50 / p99', pp(t.all_clients)])
-    rows.push(['saturated: server CPU / generator CPU', `${n(t.server_cpu_percent)}% / ${n(t.generator_cpu_percent)}%`])
+    rows.push(['saturated: server CPU / generator CPU (kernel part)', `${n(t.server_cpu_percent)}% (${n(t.server_system_cpu_percent)}%) / ${n(t.generator_cpu_percent)}% (${n(t.generator_system_cpu_percent)}%)`])
+    rows.push(['saturated: bottleneck', t.bottleneck ?? '–'])
     rows.push(['saturated: cores busy / other processes', `${t.machine_core_busy_percent.join('% / ')}% / ${n(t.other_processes_cpu_percent)}%`])
     rows.push(['saturated: generator loop lag p50/p99/max', `${n(t.generator_loop_lag.p50_ms, 2)} / ${n(t.generator_loop_lag.p99_ms, 2)} / ${n(t.generator_loop_lag.max_ms, 2)} ms`])
   }

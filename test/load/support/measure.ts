@@ -63,19 +63,24 @@ function ticksPerSecond(): number {
   return clockTicks
 }
 
-// utime + stime of a process (all its threads), in seconds; null once it is gone.
-export function processCpuSeconds(pid: number): number | null {
+// utime and stime of a process (all its threads), in seconds; null once it is gone.
+export function processCpuTimes(pid: number): { user: number; system: number } | null {
   const path = `/proc/${pid}/stat`
   if (!existsSync(path)) return null
   try {
     const stat = readFileSync(path, 'utf8')
     // The command name may hold spaces and parentheses: fields are counted after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // Fields 14 and 15 of the whole line are the 12th and 13th after the name (state is the 3rd).
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond()
+    // Fields 14 and 15 of the whole line are the 12th and 13th after the name (state is the 1st).
+    return { user: Number(fields[11]) / ticksPerSecond(), system: Number(fields[12]) / ticksPerSecond() }
   } catch {
     return null
   }
+}
+
+export function processCpuSeconds(pid: number): number | null {
+  const times = processCpuTimes(pid)
+  return times && times.user + times.system
 }
 
 export interface Memory {
@@ -118,6 +123,10 @@ export class CpuMeter {
 export function selfCpuSeconds(): number {
   const usage = process.cpuUsage()
   return (usage.user + usage.system) / 1e6
+}
+
+export function selfSystemSeconds(): number {
+  return process.cpuUsage().system / 1e6
 }
 
 // Busy time of each CPU core (everything but idle and iowait), in seconds, from /proc/stat.
