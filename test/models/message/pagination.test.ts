@@ -1,29 +1,13 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { migrate, openConnection, type Connection } from '../../../server/models/database.ts'
+import type { Connection } from '../../../server/models/database.ts'
+import { fixtureDatabase as database } from '../room/fixture-database.ts'
 import { pagination } from '../../../server/models/message/pagination.ts'
 import { PAGE_SIZE, type MessageRow } from '../../../server/models/message.ts'
-import { loadFixtures, rooms, users } from '../../fixtures.ts'
+import { rooms, users } from '../../fixtures.ts'
 
-const MIGRATIONS = fileURLToPath(new URL('../../../migrations', import.meta.url))
 const HQ = rooms.hq.id
 const PETS = rooms.pets.id
-
-function database(t: TestContext): Connection {
-  const dir = mkdtempSync(join(tmpdir(), 'campfire-pagination-'))
-  const db = openConnection(join(dir, 'pagination.sqlite3'))
-  t.after(() => {
-    db.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  migrate(db, MIGRATIONS)
-  loadFixtures(db)
-  return db
-}
 
 // The pagination model built on a connection whose prepare() is watched, so the test sees the
 // exact SQL the model runs.
