@@ -1,4 +1,4 @@
-import { test, type TestContext } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Connection } from '../../../server/models/database.ts'
 import { fixtureDatabase as database } from '../room/fixture-database.ts'
