@@ -33,7 +33,7 @@ export abstract class Channel {
     readonly identifier: string,
     readonly params: ChannelParams,
   ) {
-    this.identifierJson = JSON.stringify(identifier)
+    this.identifierJson = connection.server.intern(JSON.stringify(identifier))
   }
 
   get user() {
@@ -67,7 +67,8 @@ export abstract class Channel {
     this.rejected = true
   }
 
-  protected streamFrom(stream: string): void {
+  protected streamFrom(name: string): void {
+    const stream = this.server.intern(name)
     this.streams.add(stream)
     this.server.addSubscriber(stream, this)
   }

@@ -128,7 +128,8 @@ export class CableConnection {
     }
   }
 
-  private subscribe(identifier: string): Outcome {
+  private subscribe(text: string): Outcome {
+    const identifier = this.server.intern(text)
     // As Rails: a second subscribe of a live identifier is ignored. Rejecting it would make
     // the client drop a subscription that the server still serves.
     if (this.subscriptions.has(identifier)) {
@@ -152,6 +153,11 @@ export class CableConnection {
     )
   }
 
+  private internValues(params: Record<string, unknown>): Record<string, unknown> {
+    for (const [key, value] of Object.entries(params)) if (typeof value === 'string') params[key] = this.server.intern(value)
+    return params
+  }
+
   private build(identifier: string): Channel | null {
     const { identifierBytes, subscriptions } = this.server.limits
     const parsed = Buffer.byteLength(identifier) <= identifierBytes ? parseIdentifier(identifier) : null
@@ -164,7 +170,7 @@ export class CableConnection {
       this.log.warn({ user: this.user.id, identifier }, 'cable: too many subscriptions')
       return null
     }
-    return new Class(this, identifier, parsed.params)
+    return new Class(this, identifier, this.internValues(parsed.params))
   }
 
   private answer(channel: Channel): void {
