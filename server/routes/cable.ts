@@ -16,7 +16,11 @@ async function guardHandshake(request: FastifyRequest, reply: FastifyReply) {
 
 export default async function cable(app: FastifyInstance) {
   app.get('/cable', { websocket: true, config: { allowUnauthenticated: true }, onRequest: guardHandshake }, (socket, request) => {
-    request.raw.socket.setNoDelay(true)
+    const raw = request.raw.socket as typeof request.raw.socket & { _httpMessage?: unknown }
+    raw.setNoDelay(true)
+    // The upgraded TCP socket still points at the placeholder HTTP response (and through it at
+    // the request, its headers and Fastify's request and reply); nothing needs them any more.
+    raw._httpMessage = null
     const { id, name } = request.user!
     // @fastify/websocket's own error listener closes over the request and reply, which would
     // keep both alive (a few KB) for as long as the socket lives; ours keeps nothing of them.
