@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { requestOrigin } from '../plugins/security.ts'
 import type { MessageRow } from '../models/message.ts'
 import { globalIdParam } from '../lib/rails/signing.ts'
-import { LAST_ROOM_COOKIE } from './welcome.ts'
+import { rememberRoom } from './tracked-room-visit.ts'
 import { directRoomName } from '../lib/sentence.ts'
 import { canAdminister } from '../models/user/role.ts'
 import { resourceRoutes } from './method-override.ts'
@@ -37,7 +37,7 @@ export default async function rooms(app: FastifyInstance) {
     })
     if (!page) return notFound(reply)
     if (page.unread) await app.store.write((m) => m.memberships.read(page.room.id, user.id))
-    reply.setCookie(LAST_ROOM_COOKIE, String(page.room.id), { path: '/', maxAge: 20 * 365 * 24 * 3600, sameSite: 'lax' })
+    rememberRoom(reply, page.room)
     const origin = requestOrigin(request)
     return reply.view('rooms/show', {
       ...page,

@@ -3,8 +3,7 @@ import { field } from '../plugins/body.ts'
 import { requestOrigin } from '../plugins/security.ts'
 import { sanitizeQuery } from '../models/message/searchable.ts'
 import { resourceRoutes } from './method-override.ts'
-import { positiveId } from './room-scoped.ts'
-import { LAST_ROOM_COOKIE } from './welcome.ts'
+import { lastRoomVisited } from './tracked-room-visit.ts'
 
 type SearchRequest = FastifyRequest<{ Querystring: Record<string, unknown> }>
 
@@ -27,10 +26,9 @@ export default async function searches(app: FastifyInstance) {
     const raw = lastString(request.query.q)
     const sanitized = raw === undefined ? undefined : sanitizeQuery(raw)
     const query = sanitized !== undefined && sanitized.trim() !== '' ? sanitized : null
-    const lastRoomId = positiveId(request.cookies[LAST_ROOM_COOKIE])
     const page = app.store.read((m) => {
       const rows = query === null ? [] : m.searchable.reachableMatches(user.id, query)
-      const returnTo = (lastRoomId === null ? undefined : m.rooms.findForUser(lastRoomId, user.id)) ?? m.rooms.oldestForUser(user.id)
+      const returnTo = lastRoomVisited(m, request)
       return {
         messages: m.messageDisplay.load(rows),
         recentSearches: m.searches.recent(user.id).map((search) => ({ query: search.query, path: searchPath(search.query) })),

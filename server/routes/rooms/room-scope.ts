@@ -4,14 +4,13 @@ import type { RoomRow } from '../../models/room.ts'
 import { isDirect } from '../../models/rooms/direct.ts'
 import { isAdministrator, type UserRow } from '../../models/user.ts'
 import { canAdminister } from '../../models/user/role.ts'
-import { LAST_ROOM_COOKIE } from '../welcome.ts'
+import { lastRoomVisited, rememberRoom } from '../tracked-room-visit.ts'
 import { sidebarBroadcasts } from './sidebar-broadcasts.ts'
 
 // What the typed room namespaces share (upstream's RoomsController, which they subclass).
 export const NAME_LIMIT = 255
 export const DEFAULT_ROOM_NAME = 'New room'
 export const INVALID_NAME = `Please give the room a name of up to ${NAME_LIMIT} characters.`
-const TWENTY_YEARS_S = 20 * 365 * 24 * 60 * 60
 
 export function parseId(value: unknown): number | null {
   return typeof value === 'string' && /^[1-9]\d{0,14}$/.test(value) ? Number(value) : null
@@ -69,9 +68,7 @@ export function readUserIds(body: unknown): number[] {
 
 // "Go back" leads to the room visited last, else the person's first room.
 export function backPath(app: FastifyInstance, request: FastifyRequest): string {
-  const userId = request.user!.id
-  const lastId = parseId(request.cookies[LAST_ROOM_COOKIE])
-  const room = app.store.read((m) => (lastId === null ? undefined : m.rooms.findForUser(lastId, userId)) ?? m.rooms.oldestForUser(userId))
+  const room = app.store.read((m) => lastRoomVisited(m, request))
   return room ? `/rooms/${room.id}` : '/'
 }
 
@@ -92,6 +89,4 @@ export function showAndEditRoutes(
   })
 }
 
-export function rememberRoom(reply: FastifyReply, room: RoomRow): FastifyReply {
-  return reply.setCookie(LAST_ROOM_COOKIE, String(room.id), { path: '/', maxAge: TWENTY_YEARS_S, sameSite: 'lax' })
-}
+export { rememberRoom }
