@@ -11,6 +11,12 @@ export interface SessionRow {
 
 const REFRESH_AFTER_MS = 60 * 60 * 1000
 
+// Activity is recorded at most once an hour, as upstream does.
+export function needsRefresh(session: Pick<SessionRow, 'last_active_at'>, nowMs = Date.now()): boolean {
+  const last = parseDbTime(session.last_active_at)
+  return last === null || nowMs - last > REFRESH_AFTER_MS
+}
+
 export function sessions(db: Connection) {
   const insert = db.prepare(
     'INSERT INTO sessions (user_id, token, ip_address, user_agent, last_active_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -28,12 +34,6 @@ export function sessions(db: Connection) {
     },
 
     findByToken: (token: string): SessionRow | undefined => findByToken.get(token),
-
-    // Activity is recorded at most once an hour, as upstream does.
-    needsRefresh(session: SessionRow, nowMs = Date.now()): boolean {
-      const last = parseDbTime(session.last_active_at)
-      return last === null || nowMs - last > REFRESH_AFTER_MS
-    },
 
     refresh(sessionId: number, ipAddress: string | null, userAgent: string | null): void {
       const now = dbTime()

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { RailsSigning } from '../lib/rails/signing.ts'
-import type { SessionRow } from '../models/session.ts'
+import { needsRefresh, type SessionRow } from '../models/session.ts'
 import { STATUSES, type UserRow } from '../models/user.ts'
 import { isHttps } from './security.ts'
 
@@ -65,23 +65,20 @@ export default fp(
     }
 
     app.addHook('onRequest', async (request, reply) => {
-      if (UNSAFE.has(request.method) && app.store.read((m) => m.bans.isBanned(request.ip))) {
-        return reply.sendError(429, 'Too many requests.')
-      }
       const token = sessionToken(request)
-      if (token) {
-        const found = app.store.read((m) => {
-          const session = m.sessions.findByToken(token)
-          const user = session ? m.users.find(session.user_id) : undefined
-          return session && user && user.status === STATUSES.active ? { session, user } : null
-        })
-        if (found) {
-          request.session = found.session
-          request.user = found.user
-          if (app.store.read((m) => m.sessions.needsRefresh(found.session))) {
-            const ua = request.headers['user-agent'] ?? null
-            app.store.write((m) => m.sessions.refresh(found.session.id, request.ip, ua)).catch((err) => request.log.warn({ err }, 'session refresh failed'))
-          }
+      const { banned, found } = app.store.read((m) => {
+        if (UNSAFE.has(request.method) && m.bans.isBanned(request.ip)) return { banned: true, found: null }
+        const session = token ? m.sessions.findByToken(token) : undefined
+        const user = session ? m.users.find(session.user_id) : undefined
+        return { banned: false, found: session && user && user.status === STATUSES.active ? { session, user } : null }
+      })
+      if (banned) return reply.sendError(429, 'Too many requests.')
+      if (found) {
+        request.session = found.session
+        request.user = found.user
+        if (needsRefresh(found.session)) {
+          const ua = request.headers['user-agent'] ?? null
+          app.store.write((m) => m.sessions.refresh(found.session.id, request.ip, ua)).catch((err) => request.log.warn({ err }, 'session refresh failed'))
         }
       }
       if (request.user || request.routeOptions.config.allowUnauthenticated || request.is404) return
