@@ -89,3 +89,17 @@ test('a new open room appears in every sidebar, a new closed room only in its me
   assert.equal(jz.messages(jzRooms).length, 0, 'JZ is not in the closed room and hears nothing of it')
   assert.ok(!jz.messages(rooms).some((m) => String(m).includes('Secret plans')))
 })
+
+test('a new ping appears in each member’s own sidebar, named for the other person', async (t) => {
+  const cable = shared()
+  const jzRooms = identifiers.turbo(cable.app, `${globalIdParam('User', users.jz.id)}:rooms`)
+  const jz = await connect(t, cable, { cookie: await cable.cookie('jz') })
+  jz.subscribe(jzRooms)
+  await jz.confirmed(jzRooms)
+  const ping = new URLSearchParams({ 'user_ids[]': String(users.jz.id) })
+  await inject(cable.app, await cable.cookie('david'), { method: 'POST', url: '/rooms/directs', payload: ping.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' } })
+  await jz.until(() => jz.messages(jzRooms).length === 1)
+  const tile = jz.messages(jzRooms)[0] as string
+  assert.match(tile, /^<turbo-stream action="prepend" target="direct_rooms">/)
+  assert.match(tile, /Ping with<\/span> David/)
+})

@@ -52,7 +52,19 @@ export function sidebars(db: Connection) {
      WHERE mine.user_id = ? AND others.user_id != ?`,
   ).pluck()
 
+  const roomMembers = db.prepare<[number], Person & { unread_at: string | null }>(
+    `SELECT users.id, users.name, users.bio, users.role, users.updated_at, memberships.unread_at
+     FROM memberships JOIN users ON users.id = memberships.user_id WHERE memberships.room_id = ? ORDER BY memberships.id`,
+  )
+
   return {
+    // The tile of one direct room for each of its members (broadcast when it is created).
+    directTilesOf(room: RoomRow): { userId: number; direct: SidebarDirect }[] {
+      const rows = roomMembers.all(room.id)
+      const people = rows.map(({ unread_at: _, ...person }) => person)
+      return rows.map((row, i) => ({ userId: row.id, direct: directTile(room, row.unread_at !== null, people, people[i]!) }))
+    },
+
     forUser(user: Person): Sidebar {
       const rows = memberships.all(user.id).map(({ unread_at, ...room }) => ({ ...room, unread: unread_at !== null }))
       const shared = rows.filter((r) => r.type !== 'Rooms::Direct').sort((a, b) => (a.name ?? '').toLowerCase().localeCompare((b.name ?? '').toLowerCase()))
@@ -61,16 +73,19 @@ export function sidebars(db: Connection) {
       const directs = rows
         .filter((r) => r.type === 'Rooms::Direct')
         .sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : b.id - a.id))
-        .map(({ unread, ...room }) => {
-          const others = (membersByRoom.get(room.id) ?? []).filter((p) => p.id !== user.id)
-          const members = others.length > 0 ? others : [user]
-          return { room, unread, members, label: directLabel(members) }
-        })
+        .map(({ unread, ...room }) => directTile(room, unread, membersByRoom.get(room.id) ?? [], user))
       const excluded = (directPeopleCount.get(user.id, user.id) ?? 0) + 1
       const limit = Math.max(DIRECT_PLACEHOLDERS - excluded, 0)
       return { shared, directs, placeholders: limit > 0 ? placeholders.all(user.id, user.id, limit) : [] }
     },
   }
+}
+
+// A direct room as one member sees it: named for the others, or for themselves when alone.
+export function directTile(room: RoomRow, unread: boolean, roomMembers: Person[], viewer: Person): SidebarDirect {
+  const others = roomMembers.filter((p) => p.id !== viewer.id)
+  const members = others.length > 0 ? others : [viewer]
+  return { room, unread, members, label: directLabel(members) }
 }
 
 // One person: their first name. Several: each one's initials, joined as a sentence with "+".

@@ -44,11 +44,7 @@ export function sidebarBroadcasts(app: FastifyInstance) {
 
     // Each member sees the tile named for the others, so it is rendered per member.
     directCreated(room: RoomRow): void {
-      for (const userId of memberIds(room.id)) {
-        const user = app.store.read((m) => m.users.find(userId))
-        if (!user) continue
-        const direct = app.store.read((m) => m.sidebars.forUser(user).directs.find((d) => d.room.id === room.id))
-        if (!direct) continue
+      for (const { userId, direct } of app.store.read((m) => m.sidebars.directTilesOf(room))) {
         const tile = app.renderPartial('/users/sidebars/rooms/_direct', { direct })
         app.cable.roomCreated(turboStream('prepend', 'direct_rooms', tile), [userId])
       }
