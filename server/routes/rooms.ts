@@ -13,6 +13,7 @@ const EDIT_KINDS: Record<string, string> = { 'Rooms::Open': 'opens', 'Rooms::Clo
 type RoomParams = { Params: { id?: string; room_id?: string; message_id?: string } }
 
 export default async function rooms(app: FastifyInstance) {
+  const broadcasts = sidebarBroadcasts(app)
   function notFound(reply: FastifyReply) {
     return reply.flash({ alert: 'Room not found or inaccessible' }).redirect('/', 302)
   }
@@ -62,7 +63,7 @@ export default async function rooms(app: FastifyInstance) {
     if (!canAdminister(request.user!, room)) return reply.sendError(403)
     const members = app.store.read((m) => m.memberships.userIdsIn(room.id))
     await app.store.write((m) => m.roomDestruction.destroyRoom(room.id))
-    sidebarBroadcasts(app).roomRemoved(room, members)
+    broadcasts.roomRemoved(room, members)
     return reply.redirect('/', 302)
   }
   resourceRoutes(app, '/rooms/:id', { DELETE: destroy })

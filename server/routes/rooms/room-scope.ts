@@ -35,13 +35,14 @@ export function roomFinder(app: FastifyInstance, scope: 'shared' | 'direct') {
 // Deleting a room: its administrators for shared rooms, any member for a direct one.
 export function destroyHandler(app: FastifyInstance, scope: 'shared' | 'direct') {
   const find = roomFinder(app, scope)
+  const broadcasts = sidebarBroadcasts(app)
   return async function destroy(request: FastifyRequest, reply: FastifyReply) {
     const room = find(request, reply)
     if (!room) return reply
     if (scope === 'shared' && !canAdminister(request.user!, room)) return reply.sendError(403)
     const members = app.store.read((m) => m.memberships.userIdsIn(room.id))
     await app.store.write((m) => m.roomDestruction.destroyRoom(room.id))
-    sidebarBroadcasts(app).roomRemoved(room, members)
+    broadcasts.roomRemoved(room, members)
     return reply.redirect('/', 302)
   }
 }
