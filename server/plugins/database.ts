@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
-import { fileURLToPath } from 'node:url'
+import { projectPath, workerUrl } from '../lib/paths.ts'
 import type { Config } from '../config.ts'
 import { Store } from '../models/store.ts'
 import type { CheckpointTask } from '../workers/checkpointer.ts'
@@ -11,7 +11,7 @@ declare module 'fastify' {
   }
 }
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url))
+const MIGRATIONS_DIR = projectPath('migrations')
 const TRUNCATE_ABOVE_BYTES = 64 * 1024 * 1024
 
 export interface DatabaseOptions {
@@ -30,7 +30,7 @@ export default fp(
     app.decorate('store', store)
 
     const checkpointer = new Piscina({
-      filename: new URL('../workers/checkpointer.ts', import.meta.url).href,
+      filename: workerUrl('checkpointer'),
       minThreads: 1,
       maxThreads: 1,
       idleTimeout: Number.POSITIVE_INFINITY,

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
+import { workerUrl } from '../lib/paths.ts'
 import type { PasswordTask } from '../workers/password.ts'
 
 export interface Passwords {
@@ -18,7 +19,7 @@ declare module 'fastify' {
 export default fp(
   async function passwords(app, options: { threads: number; cost?: number }) {
     const pool = new Piscina({
-      filename: new URL('../workers/password.ts', import.meta.url).href,
+      filename: workerUrl('password'),
       minThreads: 0,
       idleTimeout: 60_000,
       maxThreads: Math.max(1, options.threads),

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { fileURLToPath } from 'node:url'
+import { projectPath } from '../lib/paths.ts'
 import type { FastifyReply } from 'fastify'
 import type { Config } from '../config.ts'
 import { Assets } from '../rendering/assets.ts'
@@ -26,7 +26,7 @@ declare module 'fastify' {
 }
 
 const FLASH_COOKIE = 'flash'
-const PUBLIC_DIRS = ['css', 'images'].map((dir) => fileURLToPath(new URL(`../../public/${dir}`, import.meta.url)))
+const PUBLIC_DIRS = ['css', 'images'].map((dir) => projectPath('public', dir))
 
 function readFlash(value: string | undefined): Flash {
   if (!value) return {}

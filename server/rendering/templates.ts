@@ -1,7 +1,7 @@
 import { Eta } from 'eta'
-import { fileURLToPath } from 'node:url'
+import { projectPath } from '../lib/paths.ts'
 
-export const VIEWS_DIR = fileURLToPath(new URL('../../views', import.meta.url))
+export const VIEWS_DIR = projectPath('views')
 
 export function createTemplates(): Eta {
   return new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true, autoTrim: false, defaultExtension: '.eta' })
