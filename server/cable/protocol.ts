@@ -54,7 +54,7 @@ export function disconnect(reason: DisconnectReason, reconnect: boolean): string
   return `{"type":"disconnect","reason":"${reason}","reconnect":${reconnect}}`
 }
 
-// `identifierJson` is JSON.stringify(identifier), computed once per subscription;
+// `identifierJson` is JSON.stringify(identifier), computed once per broadcast and identifier;
 // `messageJson` is the payload, serialised once per publication.
 export function messageFrame(identifierJson: string, messageJson: string): string {
   return `{"identifier":${identifierJson},"message":${messageJson}}`
