@@ -4,7 +4,7 @@ import type { RawData, WebSocket } from 'ws'
 import type { Channel } from './channel.ts'
 import { CHANNELS } from './channels/index.ts'
 import { CommandQueue, type CommandHandler, type Outcome } from './command-queue.ts'
-import { confirmation, disconnect, isObject, parseCommand, parseIdentifier, rejection, type Command, type DisconnectReason } from './protocol.ts'
+import { confirmation, disconnect, invalidCommand, isObject, parseCommand, parseIdentifier, rejection, type Command, type DisconnectReason } from './protocol.ts'
 import type { CableServer } from './server.ts'
 
 export interface CableUser {
@@ -137,8 +137,9 @@ export class CableConnection implements CommandHandler<Command | Revoke> {
   }
 
   private refuse(reason: string, text: string): void {
-    this.log.warn({ user: this.user.id, reason, frame: text.slice(0, 200) }, 'cable: ignored a malformed frame')
+    this.log.warn({ user: this.user.id, reason, frame: text.slice(0, 200) }, 'cable: refused a malformed frame')
     if (++this.malformed > this.server.limits.malformedFrames) this.disconnect('invalid_request', false, POLICY_VIOLATION)
+    else this.send(invalidCommand(reason))
   }
 
   execute(command: Command | Revoke): Outcome {
@@ -224,7 +225,7 @@ export class CableConnection implements CommandHandler<Command | Revoke> {
   private perform(identifier: string, data: unknown): Outcome {
     const channel = this.subscription(identifier)
     if (!channel || !isObject(data)) {
-      this.log.warn({ user: this.user.id, identifier: identifier.slice(0, 200) }, 'cable: no subscription for that message')
+      this.refuse(channel ? 'message data is not a JSON object' : 'no subscription with that identifier', identifier)
       return
     }
     const action = typeof data.action === 'string' && data.action !== '' ? data.action : 'receive'

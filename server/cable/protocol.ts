@@ -50,6 +50,14 @@ export function rejection(identifier: string): string {
   return `{"identifier":${JSON.stringify(identifier)},"type":"reject_subscription"}`
 }
 
+// Our answer to a frame that is not a command we can run. Action Cable has no error message,
+// so it carries no identifier: @rails/actioncable hands unknown types to the subscriptions
+// with that identifier, and there are none, so a stock client ignores it while a developer
+// watching the socket sees why their frame went nowhere.
+export function invalidCommand(reason: string): string {
+  return JSON.stringify({ type: 'invalid_command', reason })
+}
+
 export function disconnect(reason: DisconnectReason, reconnect: boolean): string {
   return `{"type":"disconnect","reason":"${reason}","reconnect":${reconnect}}`
 }
