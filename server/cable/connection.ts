@@ -85,9 +85,25 @@ export class CableConnection implements CommandHandler<Command | Revoke> {
     return !this.closing && this.socket.readyState === this.socket.OPEN
   }
 
-  // Every frame to this socket goes through here, so order is the order of the calls. A socket
-  // that stops reading is cut off rather than buffered for without limit.
+  // Every frame to this socket goes through here or sendWire, so order is the order of the
+  // calls. A socket that stops reading is cut off rather than buffered for without limit.
   send(frame: string | Buffer): boolean {
+    if (!this.writable()) return false
+    this.socket.send(frame, TEXT)
+    return true
+  }
+
+  // A frame already in wire format (wire-frame.ts), shared by every recipient of a broadcast.
+  // It goes straight to the TCP socket, behind anything ws itself has written: without
+  // compression ws queues nothing of its own, so the order still holds.
+  sendWire(frame: Buffer): boolean {
+    if (!this.writable()) return false
+    if (this.raw) this.raw.write(frame)
+    else this.socket.send(unwrap(frame), TEXT)
+    return true
+  }
+
+  private writable(): boolean {
     if (!this.isOpen) return false
     if (!this.corked) {
       // What is still unsent from earlier turns says whether the client keeps up; bytes
@@ -100,7 +116,6 @@ export class CableConnection implements CommandHandler<Command | Revoke> {
       this.raw?.cork()
       this.server.uncorkSoon(this)
     }
-    this.socket.send(frame, TEXT)
     return true
   }
 
@@ -301,4 +316,10 @@ function rawText(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8')
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8')
   return Buffer.from(data).toString('utf8')
+}
+
+// The payload of a frame from wire-frame.ts, for a socket without a TCP socket of its own.
+function unwrap(frame: Buffer): Buffer {
+  const marker = frame[1]! & 0x7f
+  return frame.subarray(marker < 126 ? 2 : marker === 126 ? 4 : 10)
 }

@@ -5,6 +5,7 @@ import type { Store } from '../models/store.ts'
 import type { Channel } from './channel.ts'
 import { CableConnection, type CableUser } from './connection.ts'
 import { OneOrManyMap } from './one-or-many.ts'
+import { wireTextFrame } from './wire-frame.ts'
 import { DISCONNECT_REASONS, LIMITS, messageFrame, ping, WELCOME, type DisconnectReason, type Limits } from './protocol.ts'
 
 
@@ -158,11 +159,11 @@ export class CableServer {
   }
 
   beat(): void {
-    const frame = Buffer.from(ping(Math.floor(Date.now() / 1000)))
+    const frame = wireTextFrame(ping(Math.floor(Date.now() / 1000)))
     const checkLiveness = ++this.beats % this.livenessBeats === 0
     for (const connection of this.connections) {
       if (checkLiveness && !this.stillAlive(connection)) continue
-      connection.send(frame)
+      connection.sendWire(frame)
     }
   }
 
@@ -199,6 +200,6 @@ function deliver(subscribers: Channel | ReadonlySet<Channel>, messageJson: strin
 
 function deliverTo(channel: Channel, messageJson: string, frames: Map<string, Buffer>): number {
   let frame = frames.get(channel.identifier)
-  if (!frame) frames.set(channel.identifier, (frame = Buffer.from(messageFrame(channel.identifierJson, messageJson))))
-  return channel.connection.send(frame) ? 1 : 0
+  if (!frame) frames.set(channel.identifier, (frame = wireTextFrame(messageFrame(channel.identifierJson, messageJson))))
+  return channel.connection.sendWire(frame) ? 1 : 0
 }
