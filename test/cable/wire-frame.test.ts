@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict'
 import test from 'node:test'
-import { Receiver } from 'ws'
+import { EventEmitter } from 'node:events'
+import * as ws from 'ws'
 import { wireTextFrame } from '../../server/cable/wire-frame.ts'
+
+// ws exports its frame parser, though @types/ws does not declare it.
+interface FrameReceiver extends EventEmitter {
+  write(chunk: Buffer): void
+}
+const { Receiver } = ws as unknown as { Receiver: new (options: { isServer: boolean; maxPayload: number }) => FrameReceiver }
 
 // ws's own parser reads the frame as a client would.
 function decode(frame: Buffer): Promise<string> {
