@@ -27,6 +27,8 @@ export interface RequestSpec {
   headers: Record<string, string>
   body?: string
   timeoutMs?: number
+  // false: leave a gzip body as it came (a validator that decodes it itself).
+  decode?: boolean
 }
 
 const RETRYABLE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED'])
@@ -80,7 +82,7 @@ export class HttpClient {
           const ms = performance.now() - started
           const wire = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
           let body = wire
-          if (response.headers['content-encoding'] === 'gzip') {
+          if (response.headers['content-encoding'] === 'gzip' && spec.decode !== false) {
             try {
               body = gunzipSync(wire)
             } catch (error) {
