@@ -361,6 +361,16 @@ class Person {
   }
 
   async navigate(kind: NavKind): Promise<void> {
+    try {
+      await this.navigateOnce(kind)
+    } catch (error) {
+      this.run.stats.failures.add(`generator error: ${(error as Error).message}`)
+    }
+    const next = this.run.options.navSecs * 1000 * (0.5 + Math.random())
+    this.later(next, () => void this.navigate(this.run.nextKind()))
+  }
+
+  private async navigateOnce(kind: NavKind): Promise<void> {
     const stats = this.run.stats
     const started = performance.now()
     let ok: boolean
@@ -374,8 +384,6 @@ class Person {
       ok = await this.openRoom(stats, this.pickRoom(this.current), true)
     }
     if (ok) stats.nav[kind].push(performance.now() - started)
-    const next = this.run.options.navSecs * 1000 * (0.5 + Math.random())
-    this.later(next, () => void this.navigate(this.run.nextKind()))
   }
 
   private async openRoom(stats: StepStats, room: number | null, withSidebar: boolean): Promise<boolean> {
@@ -491,6 +499,8 @@ class Run {
       return null
     }
     stats.timing.add(answer.headers['server-timing'])
+    // Upstream answers an empty history page with 204 No Content.
+    if (answer.status === 204 && expect.kind === 'messages') return { ok: true, facts: checkPage(Buffer.alloc(0), expect, this.world).facts }
     if (answer.status !== 200) {
       stats.failures.add(`HTTP ${answer.status}: GET ${path}`)
       return null

@@ -32,7 +32,7 @@ import {
 } from '../support/harness-validator.ts'
 import { flattenLabels, seedDatabase } from './seed.ts'
 import { fixturePaths, readPeople, ROOT, sessionCookie, sessionToken } from './support/fixture.ts'
-import { HttpClient, isFailure } from './support/http.ts'
+import { HttpClient, isFailure, type Answer } from './support/http.ts'
 import { processMemory, round } from './support/measure.ts'
 import { writeRoutesReport, type RouteRow } from './support/report.ts'
 import { copyStorage, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild } from './support/server.ts'
@@ -233,6 +233,21 @@ interface Sample {
 
 const newSample = (): Sample => ({ latencies: [], ok: 0, errors: 0, invalid: new Failures(), errorReasons: new Failures(), timing: new ServerTiming() })
 
+const validated = new Map<Route, { wire: Buffer; type: string; encoding: string }[]>()
+const shape = (answer: Answer) => ({ type: String(answer.headers['content-type'] ?? ''), encoding: String(answer.headers['content-encoding'] ?? 'identity') })
+
+function recentlyValid(route: Route, answer: Answer): boolean {
+  const { type, encoding } = shape(answer)
+  return answer.status === 200 && (validated.get(route) ?? []).some((v) => v.type === type && v.encoding === encoding && v.wire.equals(answer.wire))
+}
+
+function remember(route: Route, answer: Answer): void {
+  const list = validated.get(route) ?? []
+  list.push({ wire: answer.wire, ...shape(answer) })
+  if (list.length > 8) list.shift()
+  validated.set(route, list)
+}
+
 // One request of the route, validated; a post's acknowledgement is recorded.
 async function hit(http: HttpClient, route: Route, contract: Contract, target: Target, gzip: boolean, sample: Sample, acks: Acknowledgement[]): Promise<void> {
   let answer
@@ -250,12 +265,19 @@ async function hit(http: HttpClient, route: Route, contract: Contract, target: T
     return
   }
   sample.timing.add(answer.headers['server-timing'])
+  // As the harness: bytes equal to one of the route's last 8 validated responses are not parsed again.
+  if (route !== 'post_message' && recentlyValid(route, answer)) {
+    sample.ok++
+    sample.latencies.push(answer.ms)
+    return
+  }
   const verdict = checkResponse(contract, wireOf(answer), token)
   if (verdict.failures.length > 0) {
     for (const failure of verdict.failures) sample.invalid.add(failure)
     return
   }
   if (route === 'post_message') acks.push({ id: Number(verdict.messageId), token })
+  else remember(route, answer)
   sample.ok++
   sample.latencies.push(answer.ms)
 }
