@@ -309,7 +309,8 @@ class Person {
     if (this.messages) this.send('subscribe', this.messages)
     if (!this.started) {
       this.started = true
-      void this.navigate('open')
+      // People arrive spread over one navigation interval, not all in the same instant.
+      this.later(Math.random() * this.run.options.navSecs * 1000, () => void this.navigate('open'))
       this.later(Math.random() * this.run.options.postSecs * 1000, () => this.postLoop())
       this.later(Math.random() * REFRESH_MS, () => this.refreshLoop())
     }
