@@ -48,6 +48,7 @@ const HANDSHAKES_IN_FLIGHT = 50
 const DELIVERY_TARGET_MS = 500
 const NAV_P99_TARGET_MS = 100
 const REFRESH_MS = 50_000
+const CONNECT_LIMIT_MS = 60_000
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -452,13 +453,17 @@ class Run {
   }
 
   // Adds people up to `count`, at most HANDSHAKES_IN_FLIGHT handshakes at once.
-  async grow(count: number): Promise<void> {
+  // Resolves when every new person's socket opened or failed, or after CONNECT_LIMIT_MS (the
+  // rest keep connecting during the warmup); returns the seconds it took.
+  async grow(count: number): Promise<number> {
+    const started = performance.now()
     const from = this.people.length
     const to = Math.min(count, this.cookies.length)
     if (to < count) console.warn(`bench:users: the fixture has only ${this.cookies.length} people with memberships; using ${to}`)
     let next = from
     let inFlight = 0
     await new Promise<void>((done) => {
+      setTimeout(done, CONNECT_LIMIT_MS).unref()
       const pump = () => {
         while (inFlight < HANDSHAKES_IN_FLIGHT && next < to) {
           const { id, cookie } = this.cookies[next]!
@@ -475,6 +480,7 @@ class Run {
       }
       pump()
     })
+    return (performance.now() - started) / 1000
   }
 
   viewerJoined(person: Person, room: number): void {
@@ -584,6 +590,7 @@ class Run {
 
 export interface StepReport {
   people: number
+  connect_secs?: number
   secs: number
   navigations: Record<NavKind | 'all', Percentiles>
   navigations_per_sec: number
@@ -724,7 +731,18 @@ async function main(): Promise<void> {
     if (storage && !options.inPlace) rmSync(storage, { recursive: true, force: true })
     server = null
   }
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void cleanup().finally(() => process.exit(130)))
+  // The first Ctrl-C ends the ramp after the current step's report; the second stops at once.
+  const interrupt = new AbortController()
+  const pause = (ms: number) => new Promise<void>((done) => {
+    const timer = setTimeout(done, ms)
+    interrupt.signal.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true })
+  })
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (!interrupt.signal.aborted) return interrupt.abort()
+      void cleanup().finally(() => process.exit(130))
+    })
+  }
 
   try {
     let baseUrl = options.base?.replace(/\/$/, '') ?? ''
@@ -755,21 +773,28 @@ async function main(): Promise<void> {
     for (const people of options.steps) {
       run.stats = new StepStats(people, `warmup ${people}`)
       console.log(`bench:users: ${people} people: connecting…`)
-      await run.grow(people)
-      await sleep(options.warmupSecs * 1000)
+      const connectSecs = await run.grow(people)
+      console.log(`bench:users: ${people} people: sockets opened in ${round(connectSecs, 1)} s; warming up ${options.warmupSecs} s…`)
+      await pause(options.warmupSecs * 1000)
+      if (interrupt.signal.aborted) break
       const stats = new StepStats(run.people.length, `step ${people}`)
       const retriesBefore = http.retries
       run.stats = stats
       meters.lap()
-      await sleep(options.stepSecs * 1000)
+      await pause(options.stepSecs * 1000)
       stats.endedAt = performance.now()
       const lap = meters.lap()
       run.stats = new StepStats(people, `drain ${people}`)
       await sleep(options.drainSecs * 1000)
       const report = stepReport(stats, lap, http.retries - retriesBefore, serverPid)
+      report.connect_secs = round(connectSecs, 1)
       finished.push(stats)
       reports.push(report)
       printStep(report)
+      if (interrupt.signal.aborted) {
+        notes.push(`interrupted during the ${people}-people step (its figures cover ${report.secs} s)`)
+        break
+      }
       if (report.served) highest = people
       else if (!options.keepGoing) {
         notes.push(`stopped after ${people} people: not served (${report.verdict.join('; ')}); --keep-going runs every step`)
