@@ -21,7 +21,7 @@
 //   npm run bench:users -- --steps 100,250 --step-secs 20 --warmup-secs 10
 //   npm run bench:users -- --base http://127.0.0.1:3000 --fixture DIR [--db FILE] [--server-pid PID]
 //
-// Other options: --fixture DIR (tmp/bench/users), --drain-secs 5, --post-secs 300, --nav-secs 10,
+// Other options: --fixture DIR (tmp/bench/users), --drain-secs 10, --post-secs 300, --nav-secs 10,
 // --keep-going, --in-place (run on the fixture itself, not a copy), --no-gzip, --no-pin,
 // --server-dir DIR (another checkout's server), --out DIR (tmp/bench).
 // Saves tmp/bench/users-<stamp>.json and .md with SVG plots beside them.
@@ -73,7 +73,7 @@ export interface Options {
 
 function parseOptions(argv: string[]): Options {
   const o: Options = {
-    steps: [250, 500, 1000, 2000, 3000], stepSecs: 60, warmupSecs: 15, drainSecs: 5, navSecs: 10, postSecs: 300,
+    steps: [250, 500, 1000, 2000, 3000], stepSecs: 60, warmupSecs: 15, drainSecs: 10, navSecs: 10, postSecs: 300,
     fixture: join(ROOT, 'tmp', 'bench', 'users'), base: null, db: null, serverPid: null, serverDir: ROOT,
     keepGoing: false, inPlace: false, gzip: true, out: join(ROOT, 'tmp', 'bench'),
   }
@@ -608,6 +608,10 @@ export interface StepReport {
   server: { cpu_percent: number | null; memory: Memory | null }
   generator: { cpu_percent: number | null; loop_lag: Lap['generator_loop_lag']; memory: Memory | null }
   machine: { core_busy_percent: number[]; other_processes_cpu_percent: number | null }
+  // Contention-robust ratios: the server's CPU time per navigation (page requests, posts and
+  // socket work included), and how many people one whole core would serve at that rate.
+  server_cpu_ms_per_navigation: number | null
+  people_per_server_core: number | null
   served: boolean
   verdict: string[]
 }
@@ -656,6 +660,8 @@ function stepReport(stats: StepStats, lap: Lap, retries: number, serverPid: numb
     server: { cpu_percent: lap.server_cpu_percent, memory: serverPid ? processMemory(serverPid) : null },
     generator: { cpu_percent: lap.generator_cpu_percent, loop_lag: lap.generator_loop_lag, memory: processMemory(process.pid) },
     machine: { core_busy_percent: lap.core_busy_percent, other_processes_cpu_percent: lap.other_processes_cpu_percent },
+    server_cpu_ms_per_navigation: lap.server_cpu_percent === null || all.length === 0 ? null : round((lap.server_cpu_percent / 100) * secs * 1000 / all.length, 2),
+    people_per_server_core: lap.server_cpu_percent ? Math.round((stats.people * 100) / lap.server_cpu_percent) : null,
     served: verdict.length === 0,
     verdict,
   }
@@ -856,6 +862,7 @@ function printStep(r: StepReport): void {
   console.log(`    delivery p50/p99 ${r.delivery.p50_ms ?? '–'} / ${r.delivery.p99_ms ?? '–'} ms, within 500 ms ${r.delivery.within_500ms_percent ?? '–'}% (${r.delivery.delivered}/${r.delivery.expected}, missed ${r.delivery.missed}, excused ${r.delivery.excused})`)
   console.log(`    failures ${r.failures}${r.failures ? ' ' + JSON.stringify(r.failure_reasons) : ''}; keep-alive retries ${r.keepalive_retries}`)
   console.log(`    server CPU ${r.server.cpu_percent ?? '–'}%, RSS ${r.server.memory?.rss_mb ?? '–'} MB; generator CPU ${r.generator.cpu_percent ?? '–'}%, loop lag p99 ${r.generator.loop_lag.p99_ms} ms; cores ${r.machine.core_busy_percent.join('/')}%`)
+  console.log(`    server CPU per navigation ${r.server_cpu_ms_per_navigation ?? '–'} ms → one core would serve about ${r.people_per_server_core ?? '–'} people`)
   console.log(`    Server-Timing ${JSON.stringify(r.server_timing)}`)
 }
 

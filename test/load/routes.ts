@@ -306,6 +306,8 @@ interface RouteResult extends RouteRow {
   warmup: { ok: number; errors: number; invalid: number; reasons: Record<string, number> }
   server_timing: ReturnType<ServerTiming['summary']>
   server_cpu_percent: number | null
+  server_cpu_ms_per_request: number | null
+  rps_per_server_core: number | null
   generator_cpu_percent: number | null
   generator_loop_lag: Lap['generator_loop_lag']
   other_processes_cpu_percent: number | null
@@ -361,13 +363,15 @@ async function main(): Promise<void> {
         route, clients: options.clients, rps: round(sample.ok / secs, 1), latency: percentiles(sample.latencies), ok: sample.ok, errors: sample.errors, invalid: sample.invalid.total,
         reasons: { ...sample.invalid.counts, ...sample.errorReasons.counts },
         warmup: { ok: warm.ok, errors: warm.errors, invalid: warm.invalid.total, reasons: { ...warm.invalid.counts, ...warm.errorReasons.counts } },
+        server_cpu_ms_per_request: lap.server_cpu_percent === null || sample.ok === 0 ? null : round((lap.server_cpu_percent / 100) * secs * 1000 / sample.ok, 3),
+        rps_per_server_core: lap.server_cpu_percent ? Math.round((sample.ok / secs) * 100 / lap.server_cpu_percent) : null,
         server_timing: sample.timing.summary(), server_cpu_percent: lap.server_cpu_percent, generator_cpu_percent: lap.generator_cpu_percent,
         generator_loop_lag: lap.generator_loop_lag, other_processes_cpu_percent: lap.other_processes_cpu_percent,
         ...(writing ? { writer: { ok: writerSample.ok, errors: writerSample.errors, invalid: writerSample.invalid.total, reasons: { ...writerSample.invalid.counts, ...writerSample.errorReasons.counts } } } : {}),
       }
       results.push(result)
       const l = result.latency
-      console.log(`  ${route.padEnd(14)} ${String(result.rps).padStart(9)} req/s  p50 ${l.p50_ms} / p95 ${l.p95_ms} / p99 ${l.p99_ms} ms  ok ${result.ok} errors ${result.errors} invalid ${result.invalid}${result.invalid + result.errors ? ' ' + JSON.stringify(result.reasons) : ''}  server ${lap.server_cpu_percent ?? '–'}% generator ${lap.generator_cpu_percent}%${result.writer ? `  writer ok ${result.writer.ok} invalid ${result.writer.invalid}` : ''}`)
+      console.log(`  ${route.padEnd(14)} ${String(result.rps).padStart(9)} req/s  p50 ${l.p50_ms} / p95 ${l.p95_ms} / p99 ${l.p99_ms} ms  ok ${result.ok} errors ${result.errors} invalid ${result.invalid}${result.invalid + result.errors ? ' ' + JSON.stringify(result.reasons) : ''}  server ${lap.server_cpu_percent ?? '–'}% (${result.server_cpu_ms_per_request ?? '–'} ms CPU/request, ≈${result.rps_per_server_core ?? '–'} req/s per core) generator ${lap.generator_cpu_percent}% cores ${lap.core_busy_percent.join('/')}%${result.writer ? `  writer ok ${result.writer.ok} invalid ${result.writer.invalid}` : ''}`)
     }
     console.log(`bench:routes: auditing ${acks.length} acknowledged posts…`)
     const audit = acks.length > 0 || options.routes.includes('post_message') ? auditWrites(db, { roomId: hq, ...mark, acknowledged: acks }) : []

@@ -89,6 +89,8 @@ interface UsersStep {
   server_timing: Record<string, unknown>
   server: { cpu_percent: number | null; memory: { rss_mb: number } | null }
   generator: { cpu_percent: number | null; loop_lag: { p99_ms: number } }
+  server_cpu_ms_per_navigation: number | null
+  people_per_server_core: number | null
   served: boolean
   verdict: string[]
 }
@@ -130,11 +132,11 @@ export function writeUsersReport(run: UsersRun, dir: string, name: string): stri
     '',
     `![navigation latency](${files.latency}) ![p99 by kind](${files.kinds}) ![delivery](${files.delivery})`,
     '',
-    '| people | nav/s | nav p50 / p95 / p99 ms | open p99 | scroll p99 | search p99 | return p99 | failures | posts | delivery p50 / p99 ms | ≤ 500 ms | server CPU | server RSS | generator CPU | gen. lag p99 | verdict |',
-    '|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|',
+    '| people | nav/s | nav p50 / p95 / p99 ms | open p99 | scroll p99 | search p99 | return p99 | failures | posts | delivery p50 / p99 ms | ≤ 500 ms | server CPU | server CPU ms / nav | people / server core | server RSS | generator CPU | gen. lag p99 | verdict |',
+    '|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|',
     ...run.steps.map((s) => {
       const a = s.navigations.all!
-      return `| ${s.people} | ${cell(s.navigations_per_sec)} | ${cell(a.p50_ms)} / ${cell(a.p95_ms)} / ${cell(a.p99_ms)} | ${cell(s.navigations.open?.p99_ms)} | ${cell(s.navigations.scroll?.p99_ms)} | ${cell(s.navigations.search?.p99_ms)} | ${cell(s.navigations.return?.p99_ms)} | ${s.failures} | ${s.posts} | ${cell(s.delivery.p50_ms)} / ${cell(s.delivery.p99_ms)} | ${cell(s.delivery.within_500ms_percent)}% | ${cell(s.server.cpu_percent)}% | ${cell(s.server.memory?.rss_mb)} MB | ${cell(s.generator.cpu_percent)}% | ${cell(s.generator.loop_lag.p99_ms)} ms | ${s.served ? 'served' : 'not served: ' + s.verdict.join('; ')} |`
+      return `| ${s.people} | ${cell(s.navigations_per_sec)} | ${cell(a.p50_ms)} / ${cell(a.p95_ms)} / ${cell(a.p99_ms)} | ${cell(s.navigations.open?.p99_ms)} | ${cell(s.navigations.scroll?.p99_ms)} | ${cell(s.navigations.search?.p99_ms)} | ${cell(s.navigations.return?.p99_ms)} | ${s.failures} | ${s.posts} | ${cell(s.delivery.p50_ms)} / ${cell(s.delivery.p99_ms)} | ${cell(s.delivery.within_500ms_percent)}% | ${cell(s.server.cpu_percent)}% | ${cell(s.server_cpu_ms_per_navigation)} | ${cell(s.people_per_server_core)} | ${cell(s.server.memory?.rss_mb)} MB | ${cell(s.generator.cpu_percent)}% | ${cell(s.generator.loop_lag.p99_ms)} ms | ${s.served ? 'served' : 'not served: ' + s.verdict.join('; ')} |`
     }),
     '',
     '## Failures by reason',
@@ -158,6 +160,9 @@ export interface RouteRow {
   route: string
   clients: number
   rps: number
+  server_cpu_percent: number | null
+  rps_per_server_core: number | null
+  generator_cpu_percent: number | null
   latency: Percentiles
   ok: number
   errors: number
@@ -175,9 +180,9 @@ export function writeRoutesReport(title: string, rows: RouteRow[], extra: string
     '',
     `![throughput](${svg}) ![latency](${latencySvg})`,
     '',
-    '| route | clients | req/s | p50 ms | p95 ms | p99 ms | max ms | ok | errors | invalid | reasons |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.route} | ${r.clients} | ${cell(r.rps)} | ${cell(r.latency.p50_ms)} | ${cell(r.latency.p95_ms)} | ${cell(r.latency.p99_ms)} | ${cell(r.latency.max_ms)} | ${r.ok} | ${r.errors} | ${r.invalid} | ${Object.entries(r.reasons).map(([k, v]) => `${k} × ${v}`).join(', ') || '–'} |`),
+    '| route | clients | req/s | server CPU | ≈ req/s per server core | generator CPU | p50 ms | p95 ms | p99 ms | max ms | ok | errors | invalid | reasons |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.route} | ${r.clients} | ${cell(r.rps)} | ${cell(r.server_cpu_percent)}% | ${cell(r.rps_per_server_core)} | ${cell(r.generator_cpu_percent)}% | ${cell(r.latency.p50_ms)} | ${cell(r.latency.p95_ms)} | ${cell(r.latency.p99_ms)} | ${cell(r.latency.max_ms)} | ${r.ok} | ${r.errors} | ${r.invalid} | ${Object.entries(r.reasons).map(([k, v]) => `${k} × ${v}`).join(', ') || '–'} |`),
     '',
     ...extra,
   ]
