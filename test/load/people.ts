@@ -282,8 +282,9 @@ class Person {
     this.later(2000 + Math.random() * 2000, () => this.connect(() => {}))
   }
 
+  // Before the welcome nothing is sent: the welcome subscribes whatever the page shows by then.
   private send(command: 'subscribe' | 'unsubscribe', id: string): void {
-    this.socket?.sendText(JSON.stringify({ command, identifier: id }))
+    if (this.welcomed) this.socket?.sendText(JSON.stringify({ command, identifier: id }))
   }
 
   private receive(payload: Buffer, at: number): void {
