@@ -9,7 +9,8 @@
 //   npm run bench:fanout -- --fixture DIR --posts 10 --interval-ms 1000 --room 1
 //   npm run bench:fanout -- --base http://127.0.0.1:3000 --fixture DIR
 //
-// Other options: --in-place (no copy of the fixture), --no-pin, --server-dir DIR, --out DIR.
+// Other options: --in-place (no copy of the fixture), --no-pin, --tsx (server sources under tsx),
+// --server-dir DIR, --out DIR.
 // Saves tmp/bench/fanout-<stamp>.json.
 import BetterSqlite3 from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
@@ -54,7 +55,7 @@ function parseOptions(argv: string[]): Options {
       case '--in-place': o.inPlace = true; break
       case '--server-dir': o.serverDir = resolve(value()); break
       case '--out': o.out = resolve(value()); break
-      case '--no-pin': break
+      case '--no-pin': case '--tsx': break
       default: fail(`unknown option ${arg}`)
     }
   }

@@ -22,7 +22,8 @@
 //   npm run bench:users -- --base http://127.0.0.1:3000 --fixture DIR [--db FILE] [--server-pid PID]
 //
 // Other options: --fixture DIR (tmp/bench/users), --drain-secs 10, --post-secs 300, --nav-secs 10,
-// --keep-going, --in-place (run on the fixture itself, not a copy), --no-gzip, --no-pin,
+// --keep-going, --in-place (run on the fixture itself, not a copy), --no-gzip, --no-pin, --tsx (run the
+// server's sources under tsx instead of compiling it as `npm start` does),
 // --server-dir DIR (another checkout's server), --out DIR (tmp/bench).
 // Saves tmp/bench/users-<stamp>.json and .md with SVG plots beside them.
 import BetterSqlite3 from 'better-sqlite3'
@@ -100,7 +101,7 @@ function parseOptions(argv: string[]): Options {
       case '--keep-going': o.keepGoing = true; break
       case '--in-place': o.inPlace = true; break
       case '--no-gzip': o.gzip = false; break
-      case '--no-pin': break
+      case '--no-pin': case '--tsx': break
       default: fail(`unknown option ${arg} (the options are listed at the top of test/load/people.ts)`)
     }
   }

@@ -12,7 +12,8 @@
 //   npm run bench:routes -- --mixed-write-rate 10
 //   npm run bench:routes -- --base http://127.0.0.1:3000 --db FILE --labels labels.json (--cookie C | --password P)
 //
-// Other options: --warmup 2 (seconds, 4 clients), --routes a,b,c, --no-gzip, --in-place (run on
+// Other options: --warmup 2 (seconds, 4 clients), --routes a,b,c, --no-gzip, --tsx (server sources
+// under tsx, not compiled as `npm start` does), --in-place (run on
 // the fixture itself, not a copy), --no-pin, --server-dir DIR, --out DIR (tmp/bench).
 // A fixture folder (seed:users, seed:large) supplies labels.json, people.tsv (person 1's cookie)
 // and its database; without --fixture a temporary copy of `npm run seed`'s dataset is used.
@@ -90,7 +91,7 @@ function parseOptions(argv: string[]): Options {
       case '--out': o.out = resolve(value()); break
       case '--in-place': o.inPlace = true; break
       case '--no-gzip': o.gzip = false; break
-      case '--no-pin': break
+      case '--no-pin': case '--tsx': break
       default: fail(`unknown option ${arg} (the options are listed at the top of test/load/routes.ts)`)
     }
   }

@@ -2,7 +2,7 @@
 // the server under test is a child process pinned to core 0, and every phase is timed with CPU
 // meters on both, the generator's event-loop lag, and every core's busy time (the machine may
 // be shared, and the report says so).
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, type WriteStream } from 'node:fs'
 import net from 'node:net'
 import { cpus, tmpdir } from 'node:os'
@@ -63,11 +63,20 @@ export interface ServerChild {
   logTail: () => string
 }
 
-// Starts server/main.ts of `serverDir` on its own core, on a free loopback port.
-export async function startServer(serverDir: string, storage: string, logPath: string, env: Record<string, string> = {}): Promise<ServerChild> {
+// How the server under test runs: as `npm start` does (compiled into dist/ by the checkout's own
+// build script, then plain node) when the checkout has one, else its sources under tsx.
+export function serverCommand(serverDir: string, tsx: boolean): string[] {
+  const build = join(serverDir, 'server', 'build', 'server.ts')
+  if (tsx || !existsSync(build)) return ['--import', 'tsx', 'server/main.ts']
+  execFileSync(process.execPath, ['--import', 'tsx', build], { cwd: serverDir, stdio: 'ignore' })
+  return ['--enable-source-maps', 'dist/main.js']
+}
+
+// Starts the server of `serverDir` on its own core, on a free loopback port.
+export async function startServer(serverDir: string, storage: string, logPath: string, env: Record<string, string> = {}, tsx = process.argv.includes('--tsx')): Promise<ServerChild> {
   const port = await freePort()
   const pin = pinningAvailable() ? `taskset -c ${SERVER_CORE} ` : ''
-  const child = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin}"$0" "$@"`, process.execPath, '--import', 'tsx', 'server/main.ts'], {
+  const child = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin}"$0" "$@"`, process.execPath, ...serverCommand(serverDir, tsx)], {
     cwd: serverDir,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
