@@ -11,7 +11,7 @@
 //
 // Other options: --in-place (no copy of the fixture), --no-pin, --tsx (server sources under tsx),
 // --server-dir DIR, --out DIR.
-// Saves tmp/bench/fanout-<stamp>.json.
+// Saves tmp/bench/fanout-<stamp>.json and .md with an SVG plot.
 import BetterSqlite3 from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -21,6 +21,7 @@ import { buildFixture, largeSpec } from './fixtures.ts'
 import { fixturePaths, readPeople, ROOT } from './support/fixture.ts'
 import { HttpClient, isFailure } from './support/http.ts'
 import { processMemory, round } from './support/measure.ts'
+import { writeFanoutReport } from './support/report.ts'
 import { checkPost } from './support/page-checks.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
 import { copyStorage, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type ServerChild } from './support/server.ts'
@@ -203,6 +204,7 @@ async function main(): Promise<void> {
     }
     const file = join(options.out, `fanout-${stamp}.json`)
     writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
+    writeFanoutReport(report, options.out, `fanout-${stamp}`)
     console.log(`bench:fanout: ${complete.length}/${notices.length} posts reached all ${ready} sockets; post ack p50 ${report.post_ack_ms.p50_ms} ms; sent → last socket p50 ${report.sent_to_last_socket_ms.p50_ms} / max ${report.sent_to_last_socket_ms.max_ms} ms; ack → last socket p50 ${report.ack_to_last_socket_ms.p50_ms} / max ${report.ack_to_last_socket_ms.max_ms} ms`)
     for (const row of report.per_post) console.log(`  post ${row.seq}: ${row.received} notices, ack ${row.ack_ms} ms, sent → last ${row.sent_to_last_ms} ms, ack → last ${row.ack_to_last_ms} ms`)
     console.log(`  JSON: ${file}`)

@@ -190,3 +190,48 @@ export function writeRoutesReport(title: string, rows: RouteRow[], extra: string
   writeFileSync(file, lines.join('\n') + '\n')
   return file
 }
+
+// --- the unread fan-out ------------------------------------------------------------------------
+
+interface FanoutRun {
+  stamp: string
+  target: string
+  members: number
+  subscribed: number
+  posts: number
+  complete: number
+  connect_secs: number
+  post_ack_ms: Percentiles
+  sent_to_last_socket_ms: Percentiles
+  ack_to_last_socket_ms: Percentiles
+  per_post: { seq: number; received: number; ack_to_last_ms: number | null; sent_to_last_ms: number | null }[]
+  server_cpu_percent: number | null
+  generator_cpu_percent: number | null
+  core_busy_percent: number[]
+}
+
+export function writeFanoutReport(run: FanoutRun, dir: string, name: string): string {
+  const svg = `${name}-per-post.svg`
+  writeFileSync(join(dir, svg), barChart('Post acknowledged → unread notice at the last socket', 'ms', run.per_post.map((p) => ({ label: `post ${p.seq} (${p.received})`, value: p.ack_to_last_ms ?? 0 }))))
+  const pp = (p: Percentiles) => `min ${cell(p.min_ms)} / p50 ${cell(p.p50_ms)} / max ${cell(p.max_ms)} ms`
+  const lines = [
+    `# Unread fan-out — ${run.stamp}`,
+    '',
+    `Target: ${run.target}. ${run.subscribed.toLocaleString('en-US')} of ${run.members.toLocaleString('en-US')} members subscribed to UnreadRoomsChannel in ${run.connect_secs} s; ${run.complete} of ${run.posts} posts reached every socket.`,
+    '',
+    `![per post](${svg})`,
+    '',
+    '| measure | value |',
+    '|---|---|',
+    `| post acknowledged | ${pp(run.post_ack_ms)} |`,
+    `| post sent → last socket | ${pp(run.sent_to_last_socket_ms)} |`,
+    `| post acknowledged → last socket | ${pp(run.ack_to_last_socket_ms)} |`,
+    `| server CPU / generator CPU | ${cell(run.server_cpu_percent)}% / ${cell(run.generator_cpu_percent)}% |`,
+    `| cores busy | ${run.core_busy_percent.join('% / ')}% |`,
+    '',
+    'Measured at the sockets: the time includes the generator reading every notice on its own core.',
+  ]
+  const file = join(dir, `${name}.md`)
+  writeFileSync(file, lines.join('\n') + '\n')
+  return file
+}
