@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { buildFixture, largeSpec } from './fixtures.ts'
 import { fixturePaths, readPeople, ROOT } from './support/fixture.ts'
 import { HttpClient, isFailure } from './support/http.ts'
-import { processMemory, round } from './support/measure.ts'
+import { processCpuSeconds, processMemory, round, selfCpuSeconds } from './support/measure.ts'
 import { writeFanoutReport } from './support/report.ts'
 import { checkPost } from './support/page-checks.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
@@ -74,7 +74,11 @@ interface Notice {
   ackAt: number | null
   got: Uint8Array
   count: number
+  firstAt: number
   lastAt: number
+  // CPU seconds each side spent from the post being sent until the last notice arrived.
+  serverCpu: number | null
+  generatorCpu: number
 }
 
 async function main(): Promise<void> {
@@ -142,7 +146,7 @@ async function main(): Promise<void> {
                   settle()
                 } else if (current && payload.indexOf(roomMarker) >= 0 && !current.got[index]) {
                   current.got[index] = 1
-                  current.count++
+                  if (current.count++ === 0) current.firstAt = at
                   current.lastAt = at
                 }
               },
@@ -168,7 +172,9 @@ async function main(): Promise<void> {
     const http = new HttpClient(baseUrl, 2)
     const postErrors: string[] = []
     for (let seq = 1; seq <= options.posts; seq++) {
-      const notice: Notice = { seq, sentAt: performance.now(), ackAt: null, got: new Uint8Array(people.length), count: 0, lastAt: 0 }
+      const serverBefore = server ? processCpuSeconds(server.pid) : null
+      const generatorBefore = selfCpuSeconds()
+      const notice: Notice = { seq, sentAt: performance.now(), ackAt: null, got: new Uint8Array(people.length), count: 0, firstAt: 0, lastAt: 0, serverCpu: null, generatorCpu: 0 }
       current = notice
       notices.push(notice)
       const text = `bench write ${randomBytes(6).toString('hex')} fanout ${seq}`
@@ -185,6 +191,9 @@ async function main(): Promise<void> {
       }
       const deadline = notice.sentAt + 30_000
       while (notice.count < ready && performance.now() < deadline) await sleep(2)
+      const serverAfter = server ? processCpuSeconds(server.pid) : null
+      notice.serverCpu = serverBefore !== null && serverAfter !== null ? serverAfter - serverBefore : null
+      notice.generatorCpu = selfCpuSeconds() - generatorBefore
       await sleep(Math.max(0, options.intervalMs - (performance.now() - notice.sentAt)))
     }
     current = null
@@ -198,7 +207,15 @@ async function main(): Promise<void> {
       post_ack_ms: percentiles(notices.filter((n) => n.ackAt).map((n) => n.ackAt! - n.sentAt)),
       sent_to_last_socket_ms: percentiles(complete.map((n) => n.lastAt - n.sentAt)),
       ack_to_last_socket_ms: percentiles(complete.map((n) => n.lastAt - n.ackAt!)),
-      per_post: notices.map((n) => ({ seq: n.seq, received: n.count, ack_ms: n.ackAt && round(n.ackAt - n.sentAt), sent_to_last_ms: n.count ? round(n.lastAt - n.sentAt) : null, ack_to_last_ms: n.count && n.ackAt ? round(n.lastAt - n.ackAt) : null })),
+      first_to_last_socket_ms: percentiles(complete.map((n) => n.lastAt - n.firstAt)),
+      // CPU time from post sent to last notice received (clock-tick resolution, 10 ms): contention-robust.
+      server_cpu_ms_per_post: percentiles(notices.filter((n) => n.serverCpu !== null).map((n) => n.serverCpu! * 1000)),
+      generator_cpu_ms_per_post: percentiles(notices.map((n) => n.generatorCpu * 1000)),
+      per_post: notices.map((n) => ({
+        seq: n.seq, received: n.count, ack_ms: n.ackAt && round(n.ackAt - n.sentAt), sent_to_last_ms: n.count ? round(n.lastAt - n.sentAt) : null,
+        ack_to_last_ms: n.count && n.ackAt ? round(n.lastAt - n.ackAt) : null, first_to_last_ms: n.count ? round(n.lastAt - n.firstAt) : null,
+        server_cpu_ms: n.serverCpu === null ? null : round(n.serverCpu * 1000), generator_cpu_ms: round(n.generatorCpu * 1000),
+      })),
       server_cpu_percent: lap.server_cpu_percent, generator_cpu_percent: lap.generator_cpu_percent, generator_loop_lag: lap.generator_loop_lag,
       core_busy_percent: lap.core_busy_percent, server_memory: server ? processMemory(server.pid) : null,
     }
@@ -206,7 +223,7 @@ async function main(): Promise<void> {
     writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
     writeFanoutReport(report, options.out, `fanout-${stamp}`)
     console.log(`bench:fanout: ${complete.length}/${notices.length} posts reached all ${ready} sockets; post ack p50 ${report.post_ack_ms.p50_ms} ms; sent → last socket p50 ${report.sent_to_last_socket_ms.p50_ms} / max ${report.sent_to_last_socket_ms.max_ms} ms; ack → last socket p50 ${report.ack_to_last_socket_ms.p50_ms} / max ${report.ack_to_last_socket_ms.max_ms} ms`)
-    for (const row of report.per_post) console.log(`  post ${row.seq}: ${row.received} notices, ack ${row.ack_ms} ms, sent → last ${row.sent_to_last_ms} ms, ack → last ${row.ack_to_last_ms} ms`)
+    for (const row of report.per_post) console.log(`  post ${row.seq}: ${row.received} notices, ack ${row.ack_ms} ms, sent → last ${row.sent_to_last_ms} ms, ack → last ${row.ack_to_last_ms} ms, first → last ${row.first_to_last_ms} ms; CPU server ${row.server_cpu_ms ?? '–'} ms, generator ${row.generator_cpu_ms} ms`)
     console.log(`  JSON: ${file}`)
     process.exitCode = complete.length === notices.length && postErrors.length === 0 ? 0 : 1
   } finally {

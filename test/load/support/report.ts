@@ -204,6 +204,9 @@ interface FanoutRun {
   post_ack_ms: Percentiles
   sent_to_last_socket_ms: Percentiles
   ack_to_last_socket_ms: Percentiles
+  first_to_last_socket_ms: Percentiles
+  server_cpu_ms_per_post: Percentiles
+  generator_cpu_ms_per_post: Percentiles
   per_post: { seq: number; received: number; ack_to_last_ms: number | null; sent_to_last_ms: number | null }[]
   server_cpu_percent: number | null
   generator_cpu_percent: number | null
@@ -226,6 +229,9 @@ export function writeFanoutReport(run: FanoutRun, dir: string, name: string): st
     `| post acknowledged | ${pp(run.post_ack_ms)} |`,
     `| post sent → last socket | ${pp(run.sent_to_last_socket_ms)} |`,
     `| post acknowledged → last socket | ${pp(run.ack_to_last_socket_ms)} |`,
+    `| first socket → last socket | ${pp(run.first_to_last_socket_ms)} |`,
+    `| server CPU per post (sent → last notice) | ${pp(run.server_cpu_ms_per_post)} |`,
+    `| generator CPU per post (reading the notices) | ${pp(run.generator_cpu_ms_per_post)} |`,
     `| server CPU / generator CPU | ${cell(run.server_cpu_percent)}% / ${cell(run.generator_cpu_percent)}% |`,
     `| cores busy | ${run.core_busy_percent.join('% / ')}% |`,
     '',
