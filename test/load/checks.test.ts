@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import type { Contract } from '../support/harness-validator.ts'
 import { hit, newSample, type Target } from './routes.ts'
+import { Delivery } from './support/deliveries.ts'
 import { HttpClient, isFailure } from './support/http.ts'
 import { checkPage, reasonOf, type Expectation, type Knowledge } from './support/page-checks.ts'
 import { parseServerTiming, ServerTiming } from './support/server-timing.ts'
@@ -173,4 +174,17 @@ test('Server-Timing hit rates are read per metric, and a missing header reads n/
     page: { hits: 1, misses: 1, hit_rate_percent: 50 },
     fragments: { hits: 38, misses: 2, hit_rate_percent: 95 },
   })
+})
+
+test('a post that never reaches someone still viewing the room is undelivered; one who left at once is excused', () => {
+  // People 0, 1, 2 and 3 view the room when post 7 is sent at t = 1000 ms; person 4 does not.
+  const delivery = new Delivery(7, 10, 1000, [0, 1, 2, 3], 5)
+  assert.equal(delivery.received(0, 1040), 40)
+  assert.equal(delivery.received(0, 1050), null, 'counted once')
+  assert.equal(delivery.received(4, 1060), null, 'not viewing when it was sent')
+  delivery.left(1, 1200) // within 500 ms: excused
+  delivery.left(2, 2000) // later, without it: missed
+  assert.deepEqual(delivery.tally(), { expected: 3, missed: 2, excused: 1, undelivered: 1 })
+  assert.equal(delivery.received(3, 1700), 700, 'late, but delivered')
+  assert.deepEqual(delivery.tally(), { expected: 3, missed: 1, excused: 1, undelivered: 0 })
 })

@@ -39,6 +39,7 @@ import { processMemory, round, type Memory } from './support/measure.ts'
 import { checkPage, checkPost, type Expectation, type Knowledge } from './support/page-checks.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
 import { writeUsersReport } from './support/report.ts'
+import { Delivery, DELIVERY_TARGET_MS } from './support/deliveries.ts'
 import { copyStorage, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild } from './support/server.ts'
 import { ServerTiming } from './support/server-timing.ts'
 import { Failures, percentiles, type Percentiles } from './support/stats.ts'
@@ -46,7 +47,6 @@ import { Failures, percentiles, type Percentiles } from './support/stats.ts'
 const SCRIPT = fileURLToPath(import.meta.url)
 const PINNED_ENV = 'CAMPFIRE_BENCH_USERS_PINNED'
 const HANDSHAKES_IN_FLIGHT = 50
-const DELIVERY_TARGET_MS = 500
 const NAV_P99_TARGET_MS = 100
 const REFRESH_MS = 50_000
 const CONNECT_LIMIT_MS = 60_000
@@ -173,13 +173,9 @@ class StepStats {
 }
 
 interface Marker {
-  seq: number
-  room: number
+  delivery: Delivery
   token: string
-  sentAt: number
   ok: boolean | null
-  // Per person: 0 not viewing at send, 1 expected, 2 received, 3 left within the target (excused), 4 left without it.
-  state: Uint8Array
   stats: StepStats
 }
 
@@ -497,10 +493,7 @@ class Run {
   viewerLeft(person: Person, room: number): void {
     this.viewers.get(room)?.delete(person)
     const now = performance.now()
-    for (const marker of this.recent.get(room) ?? []) {
-      if (marker.state[person.index] !== 1) continue
-      marker.state[person.index] = now - marker.sentAt <= DELIVERY_TARGET_MS ? 3 : 4
-    }
+    for (const marker of this.recent.get(room) ?? []) marker.delivery.left(person.index, now)
   }
 
   async get(stats: StepStats, path: string, person: Person, expect: Expectation): Promise<{ ok: boolean; facts: ReturnType<typeof checkPage>['facts'] } | null> {
@@ -532,13 +525,12 @@ class Run {
     const seq = ++this.sequence
     const token = `bench write ${Date.now().toString(16)}${seq.toString(16)}${randomBytes(3).toString('hex')}`
     const text = `${token} bmk${seq}z`
-    const state = new Uint8Array(this.people.length + 1024)
-    for (const viewer of this.viewers.get(room) ?? []) state[viewer.index] = 1
-    const marker: Marker = { seq, room, token, sentAt: performance.now(), ok: null, state, stats }
+    const viewers = [...(this.viewers.get(room) ?? [])].map((viewer) => viewer.index)
+    const marker: Marker = { delivery: new Delivery(seq, room, performance.now(), viewers, this.people.length + 1024), token, ok: null, stats }
     this.markers.set(seq, marker)
     const list = this.recent.get(room) ?? []
     list.push(marker)
-    while (list.length > 0 && marker.sentAt - list[0]!.sentAt > 60_000) list.shift()
+    while (list.length > 0 && marker.delivery.sentAt - list[0]!.delivery.sentAt > 60_000) list.shift()
     this.recent.set(room, list)
     const body = new URLSearchParams({ 'message[body]': text, 'message[client_message_id]': randomBytes(16).toString('hex') }).toString()
     this.inFlight++
@@ -581,11 +573,8 @@ class Run {
     if (i === from || payload[i] !== 0x7a) return i
     const marker = this.markers.get(seq)
     if (!marker) return i + 1
-    const state = marker.state[person.index]
-    if (state === 1 || state === 3 || state === 4) {
-      marker.state[person.index] = 2
-      marker.stats.delivery.push(at - marker.sentAt)
-    }
+    const latency = marker.delivery.received(person.index, at)
+    if (latency !== null) marker.stats.delivery.push(latency)
     return i + 1
   }
 
@@ -631,15 +620,12 @@ function stepReport(stats: StepStats, lap: Lap, retries: number, serverPid: numb
   let expected = 0
   let missed = 0
   let excused = 0
-  for (const marker of stats.markers) {
-    for (const state of marker.state) {
-      if (state === 0) continue
-      if (state === 3) excused++
-      else expected++
-      if (state === 1 || state === 4) missed++
-    }
-    const stillMissing = marker.state.reduce((n, s) => n + (s === 1 ? 1 : 0), 0)
-    if (stillMissing > 0) stats.failures.add(`post not delivered to people viewing the room: message ${marker.seq} (room ${marker.room}) missed by ${stillMissing}`)
+  for (const { delivery } of stats.markers) {
+    const tally = delivery.tally()
+    expected += tally.expected
+    missed += tally.missed
+    excused += tally.excused
+    if (tally.undelivered > 0) stats.failures.add(`post not delivered to people viewing the room: post ${delivery.seq} (room ${delivery.room}) missed by ${tally.undelivered}`)
   }
   const within = stats.delivery.filter((ms) => ms <= DELIVERY_TARGET_MS).length
   const withinPercent = expected === 0 ? null : round((within / expected) * 100, 2)
