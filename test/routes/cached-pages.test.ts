@@ -184,3 +184,31 @@ test('a small Turbo Stream answer to a post goes out uncompressed', async (t) =>
   assert.equal(timing(room).page, 'miss')
   assert.equal(timing(room).fragments, 'hits=40 misses=0', 'the post rendered the new message into the fragment cache')
 })
+
+test('under interleaved posts and page loads, every room page shows every post acknowledged before it was requested', async (t) => {
+  const { app, david, jason } = await setup(t)
+  let newestAck = 0
+  const failures: string[] = []
+  const poster = async (cookie: string, n: number) => {
+    for (let i = 0; i < n; i++) {
+      const response = await inject(app, cookie, {
+        method: 'POST',
+        url: `/rooms/${hq}/messages`,
+        payload: new URLSearchParams({ 'message[body]': `race ${i}` }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', accept: 'text/vnd.turbo-stream.html' },
+      })
+      const id = Number(/data-message-id="(\d+)"/.exec(response.body)?.[1])
+      newestAck = Math.max(newestAck, id)
+    }
+  }
+  const reader = async (cookie: string, n: number) => {
+    for (let i = 0; i < n; i++) {
+      const expected = newestAck
+      const response = await get(app, cookie, `/rooms/${hq}`, { 'accept-encoding': 'gzip' })
+      const html = gunzipSync(response.rawPayload).toString('utf8')
+      if (expected > 0 && !html.includes(`data-message-id="${expected}"`)) failures.push(`${expected} missing (${timing(response).page})`)
+    }
+  }
+  await Promise.all([poster(david, 30), poster(jason, 30), reader(david, 60), reader(jason, 60), reader(david, 60)])
+  assert.deepEqual(failures, [])
+})
