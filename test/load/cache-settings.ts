@@ -43,7 +43,9 @@ for (const name of names) {
   const out = join(ROOT, 'tmp', 'bench', `cache-${name.replace(/\W+/g, '-')}`)
   mkdirSync(out, { recursive: true })
   console.log(`\n=== ${name}: ${JSON.stringify(SETTINGS[name])}`)
-  spawnSync('npm', ['run', 'bench:users', '--', ...args, '--out', out], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...SETTINGS[name] } })
+  // A bench:users run that has reported but does not exit is stopped after RUN_TIMEOUT_MIN.
+  const timeout = Number(process.env.RUN_TIMEOUT_MIN ?? 20) * 60_000
+  spawnSync('npm', ['run', 'bench:users', '--', ...args, '--out', out], { cwd: ROOT, stdio: 'inherit', timeout, killSignal: 'SIGKILL', env: { ...process.env, ...SETTINGS[name] } })
   const file = readdirSync(out).filter((f) => /^users-.*\.json$/.test(f)).sort().pop()
   if (!file) continue
   const report = JSON.parse(readFileSync(join(out, file), 'utf8')) as { steps: Step[]; highest_served_step: number | null }
