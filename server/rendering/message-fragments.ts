@@ -22,10 +22,16 @@ const FRAGMENT_SOURCES = [
   'server/rendering/helpers/opengraph.ts',
 ]
 
-export const FRAGMENT_TEMPLATE_VERSION = createHash('sha1')
-  .update(FRAGMENT_SOURCES.map((file) => readFileSync(projectPath(file), 'utf8')).join('\0'))
-  .digest('hex')
-  .slice(0, 10)
+// A compiled deployment may lack the TypeScript sources; the views are always there.
+function sourceOf(file: string): string {
+  try {
+    return readFileSync(projectPath(file), 'utf8')
+  } catch {
+    return file
+  }
+}
+
+export const FRAGMENT_TEMPLATE_VERSION = createHash('sha1').update(FRAGMENT_SOURCES.map(sourceOf).join('\0')).digest('hex').slice(0, 10)
 
 export interface FragmentContext {
   origin: string
