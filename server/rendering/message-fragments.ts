@@ -56,7 +56,9 @@ export function createMessageFragments(renderer: MessageRenderer, config: CacheC
   }
 
   function contentKey(message: MessageDisplay, context: FragmentContext): string {
-    const digest = createHash('sha1').update(JSON.stringify(message)).digest('base64url')
+    // Everything the fragment shows; the room row itself is left out (its updated_at moves with
+    // every post, and the fragment shows only the room's name).
+    const digest = createHash('sha1').update(JSON.stringify({ ...message, room: null })).digest('base64url')
     return `m${message.id}:h${digest}:${suffix(context)}`
   }
 
