@@ -10,6 +10,9 @@ import errors from './plugins/errors.ts'
 import passwords from './plugins/passwords.ts'
 import security from './plugins/security.ts'
 import views from './plugins/views.ts'
+import compression from './plugins/compression.ts'
+import pageCache from './plugins/page-cache.ts'
+import serverTiming from './plugins/server-timing.ts'
 import routes from './routes/index.ts'
 
 export interface AppOptions {
@@ -35,7 +38,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
   })
 
+  await app.register(serverTiming)
   await app.register(errors)
+  await app.register(compression)
   await app.register(cookie)
   await app.register(body)
   await app.register(database, { config })
@@ -43,6 +48,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost })
   await app.register(auth, { config })
   await app.register(views, { config })
+  await app.register(pageCache, { config })
   await app.register(cable, options.cable ?? {})
   await app.register(routes, { config, signInLimit: options.signInLimit })
   return app

@@ -22,6 +22,18 @@ export interface Config {
   readonly logLevel: LogLevel
   readonly synchronous: 'NORMAL' | 'FULL'
   readonly passwordWorkers: number
+  readonly cache: CacheConfig
+}
+
+// The cache switches (README, "Caching"): defaults are the fast settings; the others are the
+// baselines the experiments compare against.
+export interface CacheConfig {
+  readonly pageCache: boolean
+  readonly pageInvalidation: 'relevant' | 'commit'
+  readonly fragmentKeys: 'shared' | 'viewer' | 'off'
+  readonly fragmentKeySource: 'version' | 'content'
+  readonly pageCacheBytes: number
+  readonly fragmentCacheBytes: number
 }
 
 export class ConfigError extends Error {}
@@ -52,7 +64,37 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: readLogLevel(env.LOG_LEVEL || env.RAILS_LOG_LEVEL),
     synchronous: readSynchronous(env.CAMPFIRE_SYNCHRONOUS),
     passwordWorkers: readPositive(env.JOB_CONCURRENCY, 2),
+    cache: readCache(env),
   })
+}
+
+function readCache(env: Env): CacheConfig {
+  const pageMb = readMegabytes('CAMPFIRE_PAGE_CACHE_MB', env.CAMPFIRE_PAGE_CACHE_MB ?? env.CAMPFIRE_RESPONSE_CACHE_MB, 64)
+  const fragmentMb = readMegabytes('CAMPFIRE_FRAGMENT_CACHE_MB', env.CAMPFIRE_FRAGMENT_CACHE_MB, 32)
+  const pageCache = readChoice('CAMPFIRE_PAGE_CACHE', env.CAMPFIRE_PAGE_CACHE, ['on', 'off'] as const, 'on') === 'on' && pageMb > 0
+  const fragmentKeys = fragmentMb > 0 ? readChoice('CAMPFIRE_FRAGMENT_KEYS', env.CAMPFIRE_FRAGMENT_KEYS, ['shared', 'viewer', 'off'] as const, 'shared') : 'off'
+  return Object.freeze({
+    pageCache,
+    pageInvalidation: readChoice('CAMPFIRE_PAGE_CACHE_INVALIDATION', env.CAMPFIRE_PAGE_CACHE_INVALIDATION, ['relevant', 'commit'] as const, 'relevant'),
+    fragmentKeys,
+    fragmentKeySource: readChoice('CAMPFIRE_FRAGMENT_KEY_SOURCE', env.CAMPFIRE_FRAGMENT_KEY_SOURCE, ['version', 'content'] as const, 'version'),
+    pageCacheBytes: Math.round(pageMb * 1024 * 1024),
+    fragmentCacheBytes: Math.round(fragmentMb * 1024 * 1024),
+  })
+}
+
+function readChoice<T extends string>(name: string, value: string | undefined, choices: readonly T[], fallback: T): T {
+  if (value === undefined || value.trim() === '') return fallback
+  const choice = value.trim().toLowerCase() as T
+  if (!choices.includes(choice)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${value}"`)
+  return choice
+}
+
+function readMegabytes(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback
+  const mb = Number(value)
+  if (!Number.isFinite(mb) || mb < 0) throw new ConfigError(`${name} must be a number of megabytes (0 turns the cache off), got "${value}"`)
+  return mb
 }
 
 function isTrue(value: string | undefined): boolean {

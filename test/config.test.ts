@@ -93,3 +93,30 @@ test('invalid VAPID keys disable push and say why', (t) => {
     assert.match(config.vapidProblem ?? '', reason)
   }
 })
+
+test('the caches default to shared, version-keyed fragments and a relevance-aware page cache', (t) => {
+  const config = loadConfig({ CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) })
+  assert.deepEqual(config.cache, {
+    pageCache: true,
+    pageInvalidation: 'relevant',
+    fragmentKeys: 'shared',
+    fragmentKeySource: 'version',
+    pageCacheBytes: 64 * 1024 * 1024,
+    fragmentCacheBytes: 32 * 1024 * 1024,
+  })
+})
+
+test('the cache switches select the baselines, budgets are in MB and 0 turns a cache off', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  const baseline = loadConfig({ ...base, CAMPFIRE_PAGE_CACHE_INVALIDATION: 'commit', CAMPFIRE_FRAGMENT_KEYS: 'viewer', CAMPFIRE_FRAGMENT_KEY_SOURCE: 'content', CAMPFIRE_PAGE_CACHE_MB: '8', CAMPFIRE_FRAGMENT_CACHE_MB: '0.5' })
+  assert.equal(baseline.cache.pageInvalidation, 'commit')
+  assert.equal(baseline.cache.fragmentKeys, 'viewer')
+  assert.equal(baseline.cache.fragmentKeySource, 'content')
+  assert.equal(baseline.cache.pageCacheBytes, 8 * 1024 * 1024)
+  assert.equal(baseline.cache.fragmentCacheBytes, 512 * 1024)
+  assert.equal(loadConfig({ ...base, CAMPFIRE_PAGE_CACHE: 'off' }).cache.pageCache, false)
+  assert.equal(loadConfig({ ...base, CAMPFIRE_RESPONSE_CACHE_MB: '0' }).cache.pageCache, false)
+  assert.equal(loadConfig({ ...base, CAMPFIRE_FRAGMENT_CACHE_MB: '0' }).cache.fragmentKeys, 'off')
+  assert.throws(() => loadConfig({ ...base, CAMPFIRE_FRAGMENT_KEYS: 'everyone' }), ConfigError)
+  assert.throws(() => loadConfig({ ...base, CAMPFIRE_PAGE_CACHE_MB: '-1' }), ConfigError)
+})

@@ -21,6 +21,7 @@ import { searches } from './search.ts'
 import { searchable } from './message/searchable.ts'
 import { autocompletable } from './user/autocompletable.ts'
 import { avatars } from './user/avatar.ts'
+import { cacheVersions } from './cache-versions.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -49,6 +50,7 @@ export function createModels(db: Connection) {
     openRooms: openRooms(db),
     roomDestruction: roomDestruction(db),
     roomMemberships: roomMemberships(db),
+    cacheVersions: cacheVersions(db),
   }
 }
 

@@ -10,6 +10,9 @@ export interface MessageRow {
   client_message_id: string
   created_at: string
   updated_at: string
+  // Trigger-maintained (migrations/003): moves whenever anything the message's fragment shows
+  // changes. Rows built in code before it is read back leave it out.
+  presentation_version?: number
 }
 
 export interface NewMessage {
@@ -20,7 +23,7 @@ export interface NewMessage {
   plainText: string
 }
 
-const COLUMNS = 'id, room_id, creator_id, client_message_id, created_at, updated_at'
+const COLUMNS = 'id, room_id, creator_id, client_message_id, created_at, updated_at, presentation_version'
 
 // A message is its row, its rich-text body (action_text_rich_texts, as Action Text stores it)
 // and its search row (message_search_index, rowid = message id), always written together.

@@ -21,6 +21,8 @@ declare module 'fastify' {
   }
   interface FastifyReply {
     view(template: string, data?: Record<string, unknown>, status?: number): FastifyReply
+    // What view would send, as a string (a cached page renders its per-request shell with it).
+    renderView(template: string, data?: Record<string, unknown>): string
     flash(flash: Flash): FastifyReply
   }
 }
@@ -59,12 +61,12 @@ export default fp(
       return this.setCookie(FLASH_COOKIE, JSON.stringify(flash), { path: '/', httpOnly: true, sameSite: 'lax', maxAge: 60 })
     })
 
-    app.decorateReply('view', function (this: FastifyReply, template: string, data: Record<string, unknown> = {}, status = 200) {
+    app.decorateReply('renderView', function (this: FastifyReply, template: string, data: Record<string, unknown> = {}) {
       const request = this.request
       const flash = readFlash(request.cookies[FLASH_COOKIE])
       if (request.cookies[FLASH_COOKIE]) this.clearCookie(FLASH_COOKIE, { path: '/' })
       const account = app.store.read((m) => m.accounts.first())
-      const html = eta.render(template, {
+      return eta.render(template, {
         ...data,
         h: helpers,
         user: request.user,
@@ -74,7 +76,10 @@ export default fp(
         stylesheets: assets.stylesheets(),
         vapidPublicKey: options.config.vapid?.publicKey ?? '',
       })
-      return this.code(status).type('text/html; charset=utf-8').send(html)
+    })
+
+    app.decorateReply('view', function (this: FastifyReply, template: string, data: Record<string, unknown> = {}, status = 200) {
+      return this.code(status).type('text/html; charset=utf-8').send(this.renderView(template, data))
     })
 
     app.get('/assets/:file', { config: { allowUnauthenticated: true } }, async (request, reply) => {

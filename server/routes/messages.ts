@@ -10,6 +10,7 @@ import { composeBody, BodyError } from './messages/body.ts'
 import { epochSeconds } from '../rendering/helpers/time.ts'
 import { positiveId, roomFor, wantsTurboStream } from './room-scoped.ts'
 import { resourceRoutes } from './method-override.ts'
+import { rowsSignature, findOrRender, sendLookup } from './cached-pages.ts'
 
 type Params = { Params: { room_id: string; id?: string }; Querystring: { before?: string; after?: string } }
 const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/
@@ -36,13 +37,18 @@ export default async function messages(app: FastifyInstance) {
     }
   }
 
+  // Through the fragment cache, so a new message's broadcast also fills it for the room page.
   function renderOne(request: FastifyRequest, message: MessageRow): string {
-    const [display] = app.store.read((m) => m.messageDisplay.load([message]))
-    return app.messageRenderer.render(display!, requestOrigin(request))
+    return app.store.read((m) => {
+      const row = m.messages.find(message.id) ?? message
+      return app.messageFragments.renderAll(m, [row], { origin: requestOrigin(request), viewerId: request.user!.id, stats: request.cacheStats })
+    })
   }
 
-  // A page of history as a bare fragment, or 204 when there is none.
+  // A page of history as a bare fragment, or 204 when there is none. It is the same for every
+  // viewer, so it is cached once per room, anchor and origin, valid while its messages are.
   app.get('/rooms/:room_id/messages', async (request: FastifyRequest<Params>, reply) => {
+    const origin = requestOrigin(request)
     const page = app.store.read((m) => {
       const room = roomFor(m, request, request.params.room_id)
       if (!room) return null
@@ -52,11 +58,14 @@ export default async function messages(app: FastifyInstance) {
       const anchor = anchorId === null ? undefined : m.messages.findInRoom(anchorId, room.id)
       if (anchorId !== null && !anchor) return null
       const rows = !anchor ? m.messagePages.lastPage(room.id) : before !== undefined ? m.messagePages.pageBefore(anchor) : m.messagePages.pageAfter(anchor)
-      return m.messageDisplay.load(rows, [room])
+      if (rows.length === 0) return 'empty' as const
+      const key = `messages:${room.id}:${!anchor ? 'latest' : before !== undefined ? 'before' : 'after'}:${anchor?.id ?? ''}:${origin}`
+      const render = () => app.messageFragments.renderAll(m, rows, { origin, viewerId: request.user!.id, stats: request.cacheStats, rooms: [room] })
+      return findOrRender(app, m, key, () => rowsSignature(rows), render)
     })
     if (!page) return reply.sendError(404)
-    if (page.length === 0) return reply.code(204).send()
-    return reply.type('text/html; charset=utf-8').send(app.messageRenderer.renderAll(page, requestOrigin(request)))
+    if (page === 'empty') return reply.code(204).send()
+    return sendLookup(app, request, reply, page)
   })
 
   app.post('/rooms/:room_id/messages', async (request: FastifyRequest<Params>, reply) => {

@@ -8,6 +8,7 @@ import { canAdminister } from '../models/user/role.ts'
 import { resourceRoutes } from './method-override.ts'
 import { sidebarBroadcasts } from './rooms/sidebar-broadcasts.ts'
 import { positiveId, roomFor } from './room-scoped.ts'
+import { findOrRender, PAGE_PART, rowsSignature, settle, splitAround } from './cached-pages.ts'
 
 const EDIT_KINDS: Record<string, string> = { 'Rooms::Open': 'opens', 'Rooms::Closed': 'closeds', 'Rooms::Direct': 'directs' }
 type RoomParams = { Params: { id?: string; room_id?: string; message_id?: string } }
@@ -18,8 +19,12 @@ export default async function rooms(app: FastifyInstance) {
     return reply.flash({ alert: 'Room not found or inaccessible' }).redirect('/', 302)
   }
 
+  // The room page: the viewer's shell (layout, name, composer) is rendered for each request; the
+  // messages, the same for every viewer, come from the fragment cache and, as a whole, from the
+  // page cache, valid while the same messages at the same presentation versions are on it.
   async function show(request: FastifyRequest<RoomParams>, reply: FastifyReply) {
     const user = request.user!
+    const origin = requestOrigin(request)
     const page = app.store.read((m) => {
       const room = roomFor(m, request, request.params.id ?? request.params.room_id)
       if (!room) return null
@@ -27,9 +32,10 @@ export default async function rooms(app: FastifyInstance) {
       const target = targetId === null ? undefined : m.messages.findInRoom(targetId, room.id)
       const rows: MessageRow[] = target ? m.messagePages.pageAround(target) : m.messagePages.lastPage(room.id)
       const original = m.rooms.original()
+      const render = () => app.messageFragments.renderAll(m, rows, { origin, viewerId: user.id, stats: request.cacheStats, rooms: [room] })
       return {
         room,
-        messages: m.messageDisplay.load(rows, [room]),
+        messages: findOrRender(app, m, `room:${room.id}:${target?.id ?? 'latest'}:${origin}`, () => rowsSignature(rows), render),
         roomName: room.type === 'Rooms::Direct' ? directRoomName(m.rooms.memberNames(room.id).filter((p) => p.id !== user.id), user.name) : (room.name ?? ''),
         unread: m.memberships.find(room.id, user.id)?.unread_at != null,
         invitation: original?.id === room.id && m.rooms.fewerMessagesThan(room.id, 41),
@@ -39,14 +45,20 @@ export default async function rooms(app: FastifyInstance) {
     if (!page) return notFound(reply)
     if (page.unread) await app.store.write((m) => m.memberships.read(page.room.id, user.id))
     rememberRoom(reply, page.room)
-    const origin = requestOrigin(request)
-    return reply.view('rooms/show', {
-      ...page,
+    const { messages, ...shell } = page
+    const data = {
+      ...shell,
       origin,
       editKind: EDIT_KINDS[page.room.type] ?? 'opens',
-      messagesHtml: app.messageRenderer.renderAll(page.messages, origin),
       streamName: app.signing.signStreamName(`${globalIdParam(page.room.type, page.room.id)}:messages`),
-    })
+    }
+    if (messages.state === 'uncached') {
+      request.cacheStats.page = 'off'
+      return reply.view('rooms/show', { ...data, messagesHtml: messages.html })
+    }
+    const cached = await settle(app, request, messages)
+    const [before, after] = splitAround(reply.renderView('rooms/show', { ...data, messagesHtml: PAGE_PART }), PAGE_PART)
+    return reply.sendSplicedPage(before, cached, after)
   }
 
   app.get('/rooms', async (request, reply) => {

@@ -25,7 +25,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 type MessageRecord = { id: number; room_id: number; creator_id: number; client_message_id: string; created_at: string; updated_at: string }
 
 function messageByClientId(app: Parameters<typeof one>[0], clientMessageId: string): MessageRecord | undefined {
-  return one<MessageRecord>(app, 'SELECT * FROM messages WHERE client_message_id = ?', clientMessageId)
+  return one<MessageRecord>(app, 'SELECT id, client_message_id, created_at, creator_id, room_id, updated_at FROM messages WHERE client_message_id = ?', clientMessageId)
 }
 
 function richText(app: Parameters<typeof one>[0], messageId: number) {

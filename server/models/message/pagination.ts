@@ -1,7 +1,7 @@
 import type { Connection } from '../database.ts'
 import { PAGE_SIZE, type MessageRow } from '../message.ts'
 
-const COLUMNS = 'id, room_id, creator_id, client_message_id, created_at, updated_at'
+const COLUMNS = 'id, room_id, creator_id, client_message_id, created_at, updated_at, presentation_version'
 
 // Pages of a room's history, read off the (room_id, created_at) index one page at a time.
 // Whether more history exists is left to the client asking for the next page (204 when none):

@@ -14,7 +14,7 @@ const ACCESSIBLE_CAP = 32_768
 const MAX_TERMS = 64
 const NO_BOUND = Number.MAX_SAFE_INTEGER
 
-const COLUMNS = 'id, room_id, creator_id, client_message_id, created_at, updated_at'
+const COLUMNS = 'id, room_id, creator_id, client_message_id, created_at, updated_at, presentation_version'
 const NON_WORD = /[^\p{L}\p{M}\p{Nd}\p{Pc}]/gu
 const INDEXABLE = /[\p{L}\p{N}]/u
 

@@ -1,0 +1,30 @@
+import fp from 'fastify-plugin'
+import { emptyCacheStats, serverTiming, type CacheStats } from '../rendering/cache-stats.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    cacheStats: CacheStats
+    startedAt: bigint
+  }
+}
+
+// Every HTML response says what the caches did for it, and how long it took:
+// Server-Timing: page;desc="hit", records;desc="hits=0 misses=0", fragments;desc="hits=40 misses=0", total;dur=0.42
+export default fp(
+  async function serverTimingPlugin(app) {
+    app.decorateRequest('cacheStats', null as unknown as CacheStats)
+    app.decorateRequest('startedAt', 0n)
+    app.addHook('onRequest', async (request) => {
+      request.startedAt = process.hrtime.bigint()
+      request.cacheStats = emptyCacheStats()
+    })
+    app.addHook('onSend', async (request, reply, payload) => {
+      const type = String(reply.getHeader('content-type') ?? '')
+      if (!type.startsWith('text/html')) return payload
+      const totalMs = Number(process.hrtime.bigint() - request.startedAt) / 1e6
+      reply.header('server-timing', serverTiming(request.cacheStats ?? emptyCacheStats(), totalMs))
+      return payload
+    })
+  },
+  { name: 'server-timing' },
+)

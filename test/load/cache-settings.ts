@@ -1,0 +1,59 @@
+// Runs `npm run bench:users` once per cache setting, one after the other on the same fixture,
+// and prints one side-by-side table: hit rates per layer (from Server-Timing), room page
+// latency, and the highest served step. Any extra arguments go to every bench:users run.
+//
+//   npx tsx test/load/cache-settings.ts -- --steps 250,500,1000 --step-secs 20 --warmup-secs 10 --keep-going
+//   CACHE_SETTINGS=defaults,baseline npx tsx test/load/cache-settings.ts -- ...
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+export const SETTINGS: Record<string, Record<string, string>> = {
+  defaults: {},
+  'page=commit': { CAMPFIRE_PAGE_CACHE_INVALIDATION: 'commit' },
+  'page=off': { CAMPFIRE_PAGE_CACHE: 'off' },
+  'fragments=viewer': { CAMPFIRE_FRAGMENT_KEYS: 'viewer' },
+  'fragments=off': { CAMPFIRE_FRAGMENT_KEYS: 'off' },
+  'keys=content': { CAMPFIRE_FRAGMENT_KEY_SOURCE: 'content' },
+  baseline: { CAMPFIRE_PAGE_CACHE_INVALIDATION: 'commit', CAMPFIRE_FRAGMENT_KEYS: 'viewer', CAMPFIRE_FRAGMENT_KEY_SOURCE: 'content' },
+  'all off': { CAMPFIRE_PAGE_CACHE: 'off', CAMPFIRE_FRAGMENT_KEYS: 'off' },
+}
+
+interface Step {
+  people: number
+  served: boolean
+  navigations: Record<string, { n: number; p50_ms: number | null; p99_ms: number | null }>
+  server_timing: Record<string, { hits: number; misses: number; hit_rate_percent: number | null } | string>
+  server: { cpu_percent: number }
+  machine?: { other_processes_cpu_percent?: number }
+}
+
+function rate(step: Step, metric: string): string {
+  const m = step.server_timing[metric]
+  return typeof m === 'object' && m.hit_rate_percent !== null ? `${m.hit_rate_percent}%` : 'n/a'
+}
+
+const args = process.argv.slice(2).filter((a) => a !== '--')
+const names = (process.env.CACHE_SETTINGS ?? Object.keys(SETTINGS).join(',')).split(',')
+const rows: string[] = []
+for (const name of names) {
+  const out = join(ROOT, 'tmp', 'bench', `cache-${name.replace(/\W+/g, '-')}`)
+  mkdirSync(out, { recursive: true })
+  console.log(`\n=== ${name}: ${JSON.stringify(SETTINGS[name])}`)
+  // A bench:users run that has reported but does not exit is stopped after RUN_TIMEOUT_MIN.
+  const timeout = Number(process.env.RUN_TIMEOUT_MIN ?? 20) * 60_000
+  spawnSync('npm', ['run', 'bench:users', '--', ...args, '--out', out], { cwd: ROOT, stdio: 'inherit', timeout, killSignal: 'SIGKILL', env: { ...process.env, ...SETTINGS[name] } })
+  const file = readdirSync(out).filter((f) => /^users-.*\.json$/.test(f)).sort().pop()
+  if (!file) continue
+  const report = JSON.parse(readFileSync(join(out, file), 'utf8')) as { steps: Step[]; highest_served_step: number | null }
+  for (const step of report.steps) {
+    const nav = (kind: string) => `${step.navigations[kind]?.p50_ms ?? '–'} / ${step.navigations[kind]?.p99_ms ?? '–'}`
+    rows.push(`| ${name} | ${step.people} | ${rate(step, 'page')} | ${rate(step, 'fragments')} | ${rate(step, 'records')} | ${nav('open')} | ${nav('return')} | ${nav('all')} | ${step.server.cpu_percent}% | ${step.machine?.other_processes_cpu_percent ?? '–'}% | ${step.served ? 'served' : 'not served'} | ${report.highest_served_step ?? 'none'} |`)
+  }
+}
+console.log('\n| setting | people | page hits | fragment hits | record hits | open p50 / p99 ms | return (room page) p50 / p99 ms | all p50 / p99 ms | server CPU | other procs CPU | step | highest served |')
+console.log('|---|---:|---:|---:|---:|---|---|---|---:|---:|---|---:|')
+for (const row of rows) console.log(row)

@@ -1,0 +1,21 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { gunzipSync } from 'node:zlib'
+import { acceptsGzip, deflatePart, deflatePartAsync, gzipOf } from '../../server/rendering/gzip.ts'
+
+test('parts compressed apart make one valid gzip member of the whole page', async () => {
+  const head = Buffer.from('<html><head><title>Ünïcode</title></head><body>')
+  const middle = Buffer.from('<div class="message">hello</div>\n'.repeat(5000))
+  const tail = Buffer.from('</body></html>')
+  const gzip = gzipOf([deflatePart(head, 1), await deflatePartAsync(middle), deflatePart(tail, 1)])
+  assert.deepEqual(gunzipSync(gzip), Buffer.concat([head, middle, tail]))
+  assert.deepEqual(gunzipSync(gzipOf([deflatePart(Buffer.alloc(0)), deflatePart(tail)])), tail)
+})
+
+test('gzip is taken when offered and not refused with q=0', () => {
+  assert.equal(acceptsGzip('gzip, deflate, br'), true)
+  assert.equal(acceptsGzip('*'), true)
+  assert.equal(acceptsGzip('gzip;q=0, identity'), false)
+  assert.equal(acceptsGzip('identity'), false)
+  assert.equal(acceptsGzip(undefined), false)
+})

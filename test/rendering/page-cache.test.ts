@@ -1,0 +1,30 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { gunzipSync } from 'node:zlib'
+import { PageCache } from '../../server/rendering/page-cache.ts'
+
+test('a page is found only under the signature it was rendered for', async () => {
+  const cache = new PageCache(1024 * 1024)
+  assert.equal(cache.find('room:1', 'v1'), undefined)
+  const page = await cache.admit('room:1', 'v1', '<p>one</p>')
+  assert.equal(gunzipSync(page.gzip).toString(), '<p>one</p>')
+  assert.equal(cache.find('room:1', 'v1'), page)
+  assert.equal(cache.find('room:1', 'v2'), undefined)
+})
+
+test('misses of one key and signature arriving together share one build', async () => {
+  const cache = new PageCache(1024 * 1024)
+  const building = cache.admit('sidebar:1', 's1', '<p>sidebar</p>')
+  const joined = cache.find('sidebar:1', 's1')
+  assert.ok(joined instanceof Promise)
+  assert.equal(await joined, await building)
+  assert.equal(cache.stats.builds, 1)
+  assert.equal(cache.stats.joined, 1)
+})
+
+test('the cache stays within its byte budget', async () => {
+  const cache = new PageCache(64 * 1024)
+  for (let i = 0; i < 50; i++) await cache.admit(`page:${i}`, 'v', 'x'.repeat(4000) + i)
+  assert.ok(cache.size.bytes <= 64 * 1024)
+  assert.ok(cache.size.entries < 50)
+})

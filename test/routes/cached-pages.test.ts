@@ -1,0 +1,214 @@
+import { test, type TestContext } from 'node:test'
+import assert from 'node:assert/strict'
+import { gunzipSync } from 'node:zlib'
+import BetterSqlite3 from 'better-sqlite3'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { buildTestApp, inject, signIn } from '../helper.ts'
+import { rooms, users } from '../fixtures.ts'
+import { seed } from './messages/support.ts'
+
+const hq = rooms.hq.id
+const pets = rooms.pets.id
+
+function timing(response: LightMyRequestResponse): Record<string, string> {
+  const header = String(response.headers['server-timing'] ?? '')
+  return Object.fromEntries(header.split(/,\s*/).map((metric) => {
+    const [name, ...params] = metric.split(';')
+    const desc = params.find((p) => p.startsWith('desc='))
+    const dur = params.find((p) => p.startsWith('dur='))
+    return [name!.trim(), desc ? desc.slice(6, -1) : (dur ?? '')]
+  }))
+}
+
+function get(app: FastifyInstance, cookie: string, url: string, headers: Record<string, string> = {}) {
+  return inject(app, cookie, { method: 'GET', url, headers })
+}
+
+// A second connection to the same file, writing SQL directly, as Rails or a sqlite3 shell would.
+function foreignWriter(t: TestContext, app: FastifyInstance): BetterSqlite3.Database {
+  const db = new BetterSqlite3(app.store.writeDb.name)
+  db.pragma('busy_timeout = 5000')
+  t.after(() => db.close())
+  return db
+}
+
+async function setup(t: TestContext, env: Record<string, string> = {}) {
+  const { app } = await buildTestApp(t, { env })
+  const messages = await seed(app, hq, users.jz.id, 45, 'coffee talk')
+  await seed(app, pets, users.kevin.id, 3, 'pets')
+  const david = await signIn(app, 'david')
+  const jason = await signIn(app, 'jason')
+  return { app, messages, david, jason }
+}
+
+test('a room page is cached once for every viewer, and each viewer still gets their own shell', async (t) => {
+  const { app, david, jason } = await setup(t)
+  const first = await get(app, david, `/rooms/${hq}`)
+  assert.equal(first.statusCode, 200)
+  assert.equal(timing(first).page, 'miss')
+  assert.equal(timing(first).fragments, 'hits=0 misses=40')
+  const second = await get(app, jason, `/rooms/${hq}`)
+  assert.equal(timing(second).page, 'hit')
+  assert.equal(timing(second).fragments, 'hits=0 misses=0')
+  assert.match(first.body, new RegExp(`<meta name="current-user-id" content="${users.david.id}">`))
+  assert.match(second.body, new RegExp(`<meta name="current-user-id" content="${users.jason.id}">`))
+  const messagesOf = (html: string) => html.slice(html.indexOf('<div id="messages_'), html.indexOf('<turbo-cable-stream-source channel="RoomMessagesChannel"'))
+  assert.equal(messagesOf(first.body), messagesOf(second.body))
+  assert.match(String(second.headers['server-timing']), /total;dur=\d+\.\d\d/)
+})
+
+test('with the page cache off the fragments are shared between viewers', async (t) => {
+  const { app, david, jason } = await setup(t, { CAMPFIRE_PAGE_CACHE: 'off' })
+  assert.equal(timing(await get(app, david, `/rooms/${hq}`)).fragments, 'hits=0 misses=40')
+  const again = await get(app, jason, `/rooms/${hq}`)
+  assert.equal(timing(again).page, 'off')
+  assert.equal(timing(again).fragments, 'hits=40 misses=0')
+  assert.equal(timing(again).records, 'hits=40 misses=0')
+})
+
+test('per-viewer fragment keys and content keys are the baselines', async (t) => {
+  const viewer = await setup(t, { CAMPFIRE_PAGE_CACHE: 'off', CAMPFIRE_FRAGMENT_KEYS: 'viewer' })
+  await get(viewer.app, viewer.david, `/rooms/${hq}`)
+  assert.equal(timing(await get(viewer.app, viewer.jason, `/rooms/${hq}`)).fragments, 'hits=0 misses=40')
+  assert.equal(timing(await get(viewer.app, viewer.jason, `/rooms/${hq}`)).fragments, 'hits=40 misses=0')
+  const content = await setup(t, { CAMPFIRE_PAGE_CACHE: 'off', CAMPFIRE_FRAGMENT_KEY_SOURCE: 'content' })
+  await get(content.app, content.david, `/rooms/${hq}`)
+  const hit = await get(content.app, content.jason, `/rooms/${hq}`)
+  assert.equal(timing(hit).fragments, 'hits=40 misses=0')
+  assert.equal(timing(hit).records, 'hits=0 misses=40', 'content keys load every message to hash it')
+})
+
+test('a foreign SQL edit of a message shows on the next request of every cached page', async (t) => {
+  const { app, messages, david } = await setup(t)
+  const newest = messages[messages.length - 1]!
+  const oldest = messages[0]!
+  for (const url of [`/rooms/${hq}`, `/rooms/${hq}/messages?before=${messages[42]!.id}`, '/searches?q=coffee']) {
+    await get(app, david, url)
+    assert.equal(timing(await get(app, david, url)).page, 'hit', url)
+  }
+  const db = foreignWriter(t, app)
+  db.prepare("UPDATE action_text_rich_texts SET body = '<p>coffee edited by a foreign writer</p>' WHERE record_type = 'Message' AND record_id = ?").run(newest.id)
+  db.prepare("UPDATE action_text_rich_texts SET body = '<p>coffee rewritten in history</p>' WHERE record_type = 'Message' AND record_id = ?").run(messages[10]!.id)
+  const room = await get(app, david, `/rooms/${hq}`)
+  assert.equal(timing(room).page, 'miss')
+  assert.equal(timing(room).fragments, 'hits=38 misses=2')
+  assert.match(room.body, /coffee edited by a foreign writer/)
+  const history = await get(app, david, `/rooms/${hq}/messages?before=${messages[42]!.id}`)
+  assert.equal(timing(history).page, 'miss')
+  assert.match(history.body, /coffee rewritten in history/)
+  const search = await get(app, david, '/searches?q=coffee')
+  assert.equal(timing(search).page, 'miss')
+  assert.match(search.body, /coffee edited by a foreign writer/)
+  db.prepare('DELETE FROM boosts WHERE message_id = ?').run(oldest.id)
+  assert.equal(timing(await get(app, david, `/rooms/${hq}`)).page, 'hit', 'a change to a message not on the page leaves it valid')
+})
+
+test('presence and writes in other rooms leave cached pages valid; the naive commit setting loses them', async (t) => {
+  for (const [invalidation, expected] of [['relevant', 'hit'], ['commit', 'miss']] as const) {
+    const { app, david } = await setup(t, { CAMPFIRE_PAGE_CACHE_INVALIDATION: invalidation })
+    const urls = [`/rooms/${hq}`, '/users/me/sidebar']
+    for (const url of urls) await get(app, david, url)
+    const db = foreignWriter(t, app)
+    db.prepare("UPDATE memberships SET connections = 1, connected_at = '2030-01-01 00:00:00', updated_at = '2030-01-01 00:00:00' WHERE room_id = ? AND user_id = ?").run(hq, users.jz.id)
+    db.prepare("UPDATE rooms SET updated_at = '2030-01-01 00:00:00' WHERE id = ?").run(rooms.watercooler.id)
+    for (const url of urls) assert.equal(timing(await get(app, david, url)).page, expected, `${invalidation}: ${url}`)
+  }
+})
+
+test('a sidebar shows a foreign change to its unread state, room names and people', async (t) => {
+  const { app, david } = await setup(t)
+  await get(app, david, '/users/me/sidebar')
+  assert.equal(timing(await get(app, david, '/users/me/sidebar')).page, 'hit')
+  const db = foreignWriter(t, app)
+  db.prepare("UPDATE memberships SET unread_at = '2030-01-01 00:00:00' WHERE room_id = ? AND user_id = ?").run(rooms.watercooler.id, users.david.id)
+  const unread = await get(app, david, '/users/me/sidebar')
+  assert.equal(timing(unread).page, 'miss')
+  assert.match(unread.body, new RegExp(`id="list_rooms_closed_${rooms.watercooler.id}" class="[^"]*unread`))
+  db.prepare("UPDATE rooms SET name = 'Espresso Bar' WHERE id = ?").run(rooms.watercooler.id)
+  assert.match((await get(app, david, '/users/me/sidebar')).body, /Espresso Bar/)
+  db.prepare("UPDATE users SET name = 'Kevin Mc' WHERE id = ?").run(users.kevin.id)
+  const renamed = await get(app, david, '/users/me/sidebar')
+  assert.equal(timing(renamed).page, 'miss')
+})
+
+test('authentication and membership are checked on every request, cached or not', async (t) => {
+  const { app, david } = await setup(t)
+  await get(app, david, `/rooms/${hq}`)
+  await get(app, david, `/rooms/${hq}/messages`)
+  const db = foreignWriter(t, app)
+  db.prepare('DELETE FROM memberships WHERE room_id = ? AND user_id = ?').run(hq, users.david.id)
+  assert.equal((await get(app, david, `/rooms/${hq}`)).statusCode, 302)
+  assert.equal((await get(app, david, `/rooms/${hq}/messages`)).statusCode, 404)
+  await get(app, david, '/users/me/sidebar')
+  db.prepare('DELETE FROM sessions WHERE user_id = ?').run(users.david.id)
+  const signedOut = await get(app, david, '/users/me/sidebar')
+  assert.equal(signedOut.statusCode, 302)
+  assert.equal(signedOut.headers.location, '/session/new')
+})
+
+test('concurrent misses on the same page build it once', async (t) => {
+  const { app, david, jason } = await setup(t)
+  const builds = app.pageCache!.stats.builds
+  const responses = await Promise.all([david, jason, david, jason].map((cookie) => get(app, cookie, `/rooms/${hq}/messages`)))
+  assert.equal(app.pageCache!.stats.builds - builds, 1)
+  assert.deepEqual(responses.map((r) => timing(r).page).sort(), ['hit', 'hit', 'hit', 'miss'])
+  assert.equal(new Set(responses.map((r) => r.body)).size, 1)
+})
+
+test('cached pages go out with the bytes compressed once, and uncompressed to clients without gzip', async (t) => {
+  const { app, david } = await setup(t)
+  for (const url of [`/rooms/${hq}`, `/rooms/${hq}/messages`, '/users/me/sidebar', '/searches?q=coffee']) {
+    const plain = await get(app, david, url)
+    assert.equal(plain.headers['content-encoding'], undefined)
+    for (const round of ['miss', 'hit']) {
+      const zipped = await get(app, david, url, { 'accept-encoding': 'gzip, deflate, br' })
+      assert.equal(zipped.headers['content-encoding'], 'gzip', `${url} ${round}`)
+      assert.equal(Number(zipped.headers['content-length']), zipped.rawPayload.length)
+      assert.equal(gunzipSync(zipped.rawPayload).toString('utf8'), plain.body, `${url} ${round}`)
+    }
+  }
+})
+
+test('a small Turbo Stream answer to a post goes out uncompressed', async (t) => {
+  const { app, david } = await setup(t)
+  await get(app, david, `/rooms/${hq}`)
+  const response = await inject(app, david, {
+    method: 'POST',
+    url: `/rooms/${hq}/messages`,
+    payload: new URLSearchParams({ 'message[body]': 'hello there' }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', accept: 'text/vnd.turbo-stream.html', 'accept-encoding': 'gzip' },
+  })
+  assert.equal(response.statusCode, 200)
+  assert.equal(response.headers['content-encoding'], undefined)
+  const room = await get(app, david, `/rooms/${hq}`)
+  assert.equal(timing(room).page, 'miss')
+  assert.equal(timing(room).fragments, 'hits=40 misses=0', 'the post rendered the new message into the fragment cache')
+})
+
+test('under interleaved posts and page loads, every room page shows every post acknowledged before it was requested', async (t) => {
+  const { app, david, jason } = await setup(t)
+  let newestAck = 0
+  const failures: string[] = []
+  const poster = async (cookie: string, n: number) => {
+    for (let i = 0; i < n; i++) {
+      const response = await inject(app, cookie, {
+        method: 'POST',
+        url: `/rooms/${hq}/messages`,
+        payload: new URLSearchParams({ 'message[body]': `race ${i}` }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', accept: 'text/vnd.turbo-stream.html' },
+      })
+      const id = Number(/data-message-id="(\d+)"/.exec(response.body)?.[1])
+      newestAck = Math.max(newestAck, id)
+    }
+  }
+  const reader = async (cookie: string, n: number) => {
+    for (let i = 0; i < n; i++) {
+      const expected = newestAck
+      const response = await get(app, cookie, `/rooms/${hq}`, { 'accept-encoding': 'gzip' })
+      const html = gunzipSync(response.rawPayload).toString('utf8')
+      if (expected > 0 && !html.includes(`data-message-id="${expected}"`)) failures.push(`${expected} missing (${timing(response).page})`)
+    }
+  }
+  await Promise.all([poster(david, 30), poster(jason, 30), reader(david, 60), reader(jason, 60), reader(david, 60)])
+  assert.deepEqual(failures, [])
+})
