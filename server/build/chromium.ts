@@ -16,7 +16,7 @@ export function ensureChromium(): boolean {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
   try {
     execFileSync('apt-get', ['update'], { stdio: 'inherit', env })
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium', 'fonts-dejavu-core'], { stdio: 'inherit', env })
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium', 'fonts-dejavu-core', 'fonts-noto-color-emoji'], { stdio: 'inherit', env })
   } catch (error) {
     console.warn(`chromium: apt-get failed (${(error as Error).message})`)
   }

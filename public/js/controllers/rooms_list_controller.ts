@@ -40,9 +40,11 @@ export default class RoomsListController extends Controller<FrameElement> {
       },
     })
     this.subscription = subscription
+    document.addEventListener('turbo:load', this.markCurrent)
   }
 
   disconnect(): void {
+    document.removeEventListener('turbo:load', this.markCurrent)
     this.subscription?.unsubscribe()
     this.subscription = null
     this.disconnected = true
@@ -56,6 +58,16 @@ export default class RoomsListController extends Controller<FrameElement> {
       return
     }
     if (Current.roomId !== null) this.markRead(Current.roomId)
+    this.markCurrent()
+  }
+
+  // The sidebar survives navigation (it is permanent), so the current room is marked again on
+  // every page load.
+  markCurrent = (): void => {
+    for (const room of this.roomTargets) {
+      if (Number(room.dataset.roomId) === Current.roomId) room.setAttribute('aria-current', 'page')
+      else room.removeAttribute('aria-current')
+    }
   }
 
   read(event: CustomEvent<{ roomId: number }>): void {
