@@ -86,6 +86,31 @@ export default fp(
       return sendAsset(request.headers, reply, asset)
     })
 
+    // The PWA manifest: the account's name, our icon, and shortcuts to a new room and the profile.
+    app.get('/webmanifest', { config: { allowUnauthenticated: true } }, webmanifest)
+    app.get('/webmanifest.json', { config: { allowUnauthenticated: true } }, webmanifest)
+    async function webmanifest(_request: unknown, reply: FastifyReply) {
+      const name = app.store.read((m) => m.accounts.first())?.name ?? 'Campfire'
+      const icon = assets.path('images/campfire.svg')
+      return reply.type('application/manifest+json; charset=utf-8').header('cache-control', 'no-cache').send({
+        name,
+        short_name: name,
+        icons: [
+          { src: icon, sizes: 'any', type: 'image/svg+xml' },
+          { src: icon, sizes: 'any', type: 'image/svg+xml', purpose: 'maskable' },
+        ],
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        theme_color: '#ffffff',
+        background_color: '#ffffff',
+        shortcuts: [
+          { name: 'New chat room', url: '/rooms/opens/new' },
+          { name: 'My profile', url: '/users/me/profile' },
+        ],
+      })
+    }
+
     // The service worker keeps one URL (its scope is the whole site) and is always rechecked.
     app.get('/service-worker.js', { config: { allowUnauthenticated: true } }, async (request, reply) => {
       reply.header('cache-control', 'no-cache').header('service-worker-allowed', '/')

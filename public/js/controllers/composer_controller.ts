@@ -101,7 +101,8 @@ export default class ComposerController extends Controller<HTMLFormElement> {
     if (text === '') return
     const clientMessageId = uuid()
     this.clientidTarget.value = clientMessageId
-    const body = new FormData(this.element)
+    const body = new URLSearchParams()
+    for (const [name, value] of new FormData(this.element)) if (typeof value === 'string') body.append(name, value)
     body.set('message[body]', this.textTarget.value)
     body.set('message[client_message_id]', clientMessageId)
     this.reset()

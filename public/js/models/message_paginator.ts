@@ -48,7 +48,7 @@ export class MessagePaginator {
   }
 
   private messages(): HTMLElement[] {
-    return [...this.container.querySelectorAll<HTMLElement>(':scope > .message')]
+    return [...this.container.querySelectorAll<HTMLElement>(':scope > .message[data-message-id]')]
   }
 
   private observe(): void {

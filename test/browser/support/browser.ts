@@ -47,6 +47,9 @@ export async function openTab(browser: Browser, baseUrl: string, options: { view
     if (message.type() === 'error') problems.push(`console error on ${page.url()}: ${message.text()}`)
   })
   page.on('pageerror', (error) => problems.push(`page error on ${page.url()}: ${error.message}`))
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()} for ${response.request().method()} ${response.url()}`)
+  })
   return { context, page, problems }
 }
 

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Browser } from 'playwright-core'
+import { chromiumAvailable, launchBrowser, openTab, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
+import { startCampfire, type Campfire } from './support/campfire.ts'
+
+// Two people, David and Jason, each in their own browser context, looking at the same room.
+describe('two tabs in a real browser', { skip: !chromiumAvailable() && 'chromium is not installed' }, () => {
+  let campfire: Campfire
+  let browser: Browser
+  let david: Tab
+  let jason: Tab
+  let roomPath: string
+  const cleanups: (() => Promise<void> | void)[] = []
+
+  before(async () => {
+    const t = { after: (fn: () => Promise<void> | void) => void cleanups.push(fn) }
+    campfire = await startCampfire(t)
+    browser = await launchBrowser(t)
+    roomPath = `/rooms/${campfire.labels['rooms.watercooler']}`
+    david = await openTab(browser, campfire.baseUrl)
+    jason = await openTab(browser, campfire.baseUrl)
+    await signIn(david, 'david@37signals.com')
+    await signIn(jason, 'jason@37signals.com')
+    for (const tab of [david, jason]) {
+      await tab.page.goto(roomPath)
+      await waitUntilLive(tab.page)
+    }
+  })
+
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup()
+  })
+
+  const messageIn = (tab: Tab, text: string) => tab.page.locator('#message-area .message', { hasText: text })
+
+  test('exchange live messages, each shown at once to its sender and replaced by the server copy', async () => {
+    await sendMessage(david.page, 'Hello from David’s tab')
+    await messageIn(jason, 'Hello from David’s tab').waitFor()
+    await sendMessage(jason.page, 'Hello back from Jason')
+    await messageIn(david, 'Hello back from Jason').waitFor()
+
+    const mine = messageIn(david, 'Hello from David’s tab')
+    await mine.and(david.page.locator('[data-message-id]')).waitFor()
+    assert.equal(await mine.count(), 1)
+    assert.match(await mine.getAttribute('class') ?? '', /message--me/)
+    assert.doesNotMatch(await messageIn(jason, 'Hello from David’s tab').getAttribute('class') ?? '', /message--me/)
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('show edits and deletions live in the other tab', async () => {
+    await sendMessage(david.page, 'A message with a typo')
+    const message = messageIn(david, 'A message with a typo').and(david.page.locator('[data-message-id]'))
+    await message.waitFor()
+    await messageIn(jason, 'A message with a typo').waitFor()
+
+    await message.hover()
+    await message.locator('.message__options-btn').click()
+    await message.getByRole('link', { name: 'Edit' }).click()
+    const editor = david.page.getByRole('textbox', { name: 'Edit message' })
+    await editor.click()
+    await david.page.keyboard.press('ControlOrMeta+a')
+    await editor.pressSequentially('A message without a typo')
+    await david.page.getByRole('button', { name: 'Save changes' }).click()
+    await messageIn(jason, 'A message without a typo').waitFor()
+    await messageIn(david, 'A message without a typo').waitFor()
+
+    const edited = messageIn(david, 'A message without a typo')
+    await edited.hover()
+    await edited.locator('.message__options-btn').click()
+    await edited.getByRole('link', { name: 'Edit' }).click()
+    david.page.once('dialog', (dialog) => void dialog.accept())
+    await david.page.getByRole('button', { name: 'Delete message' }).click()
+    await messageIn(jason, 'A message without a typo').waitFor({ state: 'detached' })
+    await messageIn(david, 'A message without a typo').waitFor({ state: 'detached' })
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('neutralise a stored-XSS payload typed into the editor', async () => {
+    const payload = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
+    await sendMessage(david.page, payload)
+    for (const tab of [david, jason]) {
+      const message = messageIn(tab, '<img src=x onerror').and(tab.page.locator('[data-message-id]'))
+      await message.waitFor()
+      assert.equal(await message.locator('script, img[src="x"], [onerror]').count(), 0)
+      assert.equal(await tab.page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss), undefined)
+    }
+    await jason.page.reload()
+    await waitUntilLive(jason.page)
+    await messageIn(jason, '<img src=x onerror').waitFor()
+    assert.equal(await jason.page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss), undefined)
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('show a room created in one tab in the other tab’s sidebar at once', async () => {
+    await jason.page.locator('#shared_rooms .room').first().waitFor()
+    await david.page.getByRole('link', { name: 'New Chat Room' }).click()
+    await david.page.getByRole('textbox', { name: 'Name this room' }).fill('Browser Testing')
+    await david.page.getByRole('button', { name: 'Save' }).click()
+    await david.page.waitForURL(/\/rooms\/\d+$/)
+    await jason.page.locator('#shared_rooms').getByRole('link', { name: 'Browser Testing' }).waitFor()
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('search finds a message and links back to it', async () => {
+    await david.page.goto(roomPath)
+    await waitUntilLive(david.page)
+    await david.page.getByRole('link', { name: 'Search' }).click()
+    const box = david.page.getByRole('searchbox', { name: 'search' })
+    await box.fill('Jason')
+    await box.press('Enter')
+    await david.page.waitForURL(/\/searches\?q=Jason/)
+    const result = david.page.locator('#search-results .message', { hasText: 'Hello back from Jason' })
+    await result.waitFor()
+    await result.locator('.message__permalink').click()
+    await david.page.waitForURL(/\/rooms\/\d+\/@\d+$/)
+    await david.page.locator('.message.search-highlight', { hasText: 'Hello back from Jason' }).waitFor()
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+})
