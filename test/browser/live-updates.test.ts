@@ -48,6 +48,47 @@ describe('two tabs in a real browser', { skip: !chromiumAvailable() && 'chromium
     assert.deepEqual([...david.problems, ...jason.problems], [])
   })
 
+  test('show who is typing, and offer the room’s people after @', async () => {
+    const editor = jason.page.getByRole('textbox', { name: 'Write a message' })
+    await editor.click()
+    await editor.pressSequentially('Thinking about it')
+    await david.page.getByText('Jason Fried is typing…').waitFor()
+    await jason.page.keyboard.press('ControlOrMeta+a')
+    await jason.page.keyboard.press('Backspace')
+    await david.page.getByText('Jason Fried is typing…').waitFor({ state: 'hidden' })
+
+    const davidsEditor = david.page.getByRole('textbox', { name: 'Write a message' })
+    await davidsEditor.click()
+    await davidsEditor.pressSequentially('Over to you @Jason F')
+    await david.page.locator('.lexxy-prompt-menu--visible', { hasText: 'Jason Fried' }).waitFor()
+    await david.page.keyboard.press('Enter')
+    await david.page.locator('#composer .mention, #composer action-text-attachment').first().waitFor()
+    await david.page.keyboard.press('Enter')
+    const mention = messageIn(jason, 'Over to you').and(jason.page.locator('[data-message-id]'))
+    await mention.waitFor()
+    assert.match(await mention.getAttribute('class') ?? '', /message--mentioned/)
+    assert.equal(await mention.locator('.mention').count(), 1)
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('load older messages when scrolled to the top, and copy a message’s permalink', async () => {
+    const messages = jason.page.locator('#message-area .messages > .message[data-message-id]')
+    const before = await messages.count()
+    await jason.page.locator('#message-area .messages').evaluate((list) => list.scrollTo({ top: 0 }))
+    await jason.page.waitForFunction(`document.querySelectorAll('#message-area .messages > .message[data-message-id]').length > ${before}`)
+
+    const message = messageIn(jason, 'Hello from David’s tab')
+    await message.scrollIntoViewIfNeeded()
+    await message.hover()
+    await message.locator('.message__options-btn').click()
+    await message.getByRole('button', { name: 'Copy link' }).click()
+    await message.locator('.btn--success').waitFor()
+    const copied = String(await jason.page.evaluate('navigator.clipboard.readText()'))
+    assert.match(copied, new RegExp(`^${campfire.baseUrl}/rooms/\\d+/@\\d+$`))
+    await jason.page.keyboard.press('Escape')
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
   test('show edits and deletions live in the other tab', async () => {
     await sendMessage(david.page, 'A message with a typo')
     const message = messageIn(david, 'A message with a typo').and(david.page.locator('[data-message-id]'))

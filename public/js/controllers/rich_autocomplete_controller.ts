@@ -18,6 +18,7 @@ export default class RichAutocompleteController extends Controller<HTMLElement> 
     const prompt = document.createElement('lexxy-prompt')
     prompt.setAttribute('trigger', '@')
     prompt.setAttribute('name', 'mention')
+    prompt.setAttribute('supports-space-in-searches', '')
     for (const person of people) prompt.append(promptItem(person))
     this.element.append(prompt)
   }
