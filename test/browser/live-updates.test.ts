@@ -61,6 +61,7 @@ describe('two tabs in a real browser', { skip: !chromiumAvailable() && 'chromium
     await davidsEditor.click()
     await davidsEditor.pressSequentially('Over to you @Jason F')
     await david.page.locator('.lexxy-prompt-menu--visible', { hasText: 'Jason Fried' }).waitFor()
+    await david.page.locator('.lexxy-prompt-menu--visible', { hasText: 'Zimdars' }).waitFor({ state: 'hidden' })
     await david.page.keyboard.press('Enter')
     await david.page.locator('#composer .mention, #composer action-text-attachment').first().waitFor()
     await david.page.keyboard.press('Enter')

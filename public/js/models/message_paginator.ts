@@ -77,13 +77,15 @@ export class MessagePaginator {
       this.reachedStart = true
       return false
     }
+    let inserted: HTMLElement[] = []
     await this.scroll.keepScroll(true, async () => {
-      const inserted = this.insert(html, 'afterbegin', first)
+      inserted = this.insert(html, 'afterbegin', first)
       this.trimExcessMessages(false)
       this.onInsert(inserted)
     })
+    if (inserted.length === 0) this.reachedStart = true
     this.observe()
-    return true
+    return inserted.length > 0
   }
 
   private async loadAfter(): Promise<boolean> {
@@ -94,18 +96,20 @@ export class MessagePaginator {
       this.upToDate = true
       return false
     }
+    let inserted: HTMLElement[] = []
     await this.scroll.keepScroll(false, async () => {
-      const inserted = this.insert(html, 'beforeend', last)
+      inserted = this.insert(html, 'beforeend', last)
       this.trimExcessMessages(true)
       this.onInsert(inserted)
     })
+    if (inserted.length === 0) this.upToDate = true
     this.observe()
-    return true
+    return inserted.length > 0
   }
 
   private insert(html: string, where: 'afterbegin' | 'beforeend', anchor: HTMLElement): HTMLElement[] {
     const fragment = serverFragment(html)
-    const inserted = [...fragment.querySelectorAll<HTMLElement>(':scope > .message')].filter((m) => !document.getElementById(m.id))
+    const inserted = ([...fragment.children] as HTMLElement[]).filter((m) => m.classList.contains('message') && !document.getElementById(m.id))
     for (const message of inserted) {
       if (where === 'afterbegin') anchor.before(message)
       else this.container.append(message)
