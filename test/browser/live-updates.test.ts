@@ -134,13 +134,43 @@ describe('two tabs in a real browser', { skip: !chromiumAvailable() && 'chromium
     assert.deepEqual([...david.problems, ...jason.problems], [])
   })
 
-  test('show a room created in one tab in the other tab’s sidebar at once', async () => {
+  test('show a room created in one tab in the other tab’s sidebar at once, unread until visited', async () => {
     await jason.page.locator('#shared_rooms .room').first().waitFor()
     await david.page.getByRole('link', { name: 'New Chat Room' }).click()
     await david.page.getByRole('textbox', { name: 'Name this room' }).fill('Browser Testing')
     await david.page.getByRole('button', { name: 'Save' }).click()
     await david.page.waitForURL(/\/rooms\/\d+$/)
-    await jason.page.locator('#shared_rooms').getByRole('link', { name: 'Browser Testing' }).waitFor()
+    const newRoom = jason.page.locator('#shared_rooms').getByRole('link', { name: 'Browser Testing' })
+    await newRoom.waitFor()
+
+    await waitUntilLive(david.page)
+    await sendMessage(david.page, 'First words in the new room')
+    await jason.page.locator('#shared_rooms .room.unread', { hasText: 'Browser Testing' }).waitFor()
+    await newRoom.click()
+    await messageIn(jason, 'First words in the new room').waitFor()
+    await jason.page.locator('#shared_rooms .room[aria-current="page"]:not(.unread)', { hasText: 'Browser Testing' }).waitFor()
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('start a Ping by picking a person from the autocomplete, keeping the picker through a sidebar reload', async () => {
+    await jason.page.goto(roomPath)
+    await waitUntilLive(jason.page)
+    await jason.page.getByRole('link', { name: 'New Ping' }).click()
+    const field = jason.page.locator('#rooms_direct_user_ids_input')
+    await field.pressSequentially('Kev')
+    await jason.page.getByRole('option', { name: 'Kevin McConnell' }).click()
+    await jason.page.locator('.autocomplete__pill', { hasText: 'Kevin McConnell' }).waitFor()
+    const picker = await jason.page.locator('turbo-frame#direct_rooms_control').elementHandle()
+    // The sidebar reloads itself when the tab comes back after a while (and after reconnects).
+    const reloaded = jason.page.waitForResponse((r) => r.url().endsWith('/users/me/sidebar'))
+    await jason.page.evaluate("window.dispatchEvent(new CustomEvent('refresh-room:visible'))")
+    await reloaded
+    await jason.page.waitForTimeout(300)
+    assert.equal(await picker!.evaluate((node) => node.isConnected), true)
+    await jason.page.locator('.autocomplete__pill', { hasText: 'Kevin McConnell' }).waitFor()
+    await jason.page.getByRole('button', { name: 'Start Ping' }).click()
+    await jason.page.waitForURL(/\/rooms\/\d+$/)
+    await jason.page.locator('#nav h1', { hasText: 'Kevin McConnell' }).waitFor()
     assert.deepEqual([...david.problems, ...jason.problems], [])
   })
 
