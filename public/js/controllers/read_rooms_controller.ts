@@ -7,6 +7,7 @@ export default class ReadRoomsController extends Controller {
   private subscription: Subscription | null = null
 
   connect(): void {
+    if (this.subscription) return
     const controller = this
     this.subscription = subscribe({ channel: 'ReadRoomsChannel' }, {
       received(data: { room_id: number }) {
@@ -15,8 +16,12 @@ export default class ReadRoomsController extends Controller {
     })
   }
 
+  // The sidebar frame is permanent: a navigation moves it, so only a real removal unsubscribes.
   disconnect(): void {
-    this.subscription?.unsubscribe()
-    this.subscription = null
+    setTimeout(() => {
+      if (this.element.isConnected) return
+      this.subscription?.unsubscribe()
+      this.subscription = null
+    }, 0)
   }
 }

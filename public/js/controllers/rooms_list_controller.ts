@@ -10,8 +10,9 @@ interface FrameElement extends HTMLElement {
 }
 
 // The sidebar's room list: marks rooms unread as messages arrive elsewhere and read when this
-// person looks at them, and reloads itself after the unread channel reconnects (once per real
-// reconnect, only for the newest subscription, and never before its first load has finished).
+// person looks at them, and reloads itself whenever the unread channel (re)connects: once per
+// real connection (not again on a duplicate connect callback), only for the newest subscription,
+// and never before the frame's first load has finished (it waits for it instead).
 export default class RoomsListController extends Controller<FrameElement> {
   static targets = ['room']
   static classes = ['unread']
@@ -21,12 +22,14 @@ export default class RoomsListController extends Controller<FrameElement> {
 
   private subscription: Subscription | null = null
   private disconnected = true
-  private everConnected = false
   private firstLoadDone = false
   private reloadWhenLoaded = false
 
   connect(): void {
-    this.subscription?.unsubscribe()
+    document.addEventListener('turbo:load', this.markCurrent)
+    if (!this.element.getAttribute('src')) this.firstLoadDone = true
+    // A permanent frame is moved, not rebuilt, on navigation: keep listening through the move.
+    if (this.subscription) return
     const controller = this
     const subscription: Subscription = subscribe({ channel: 'UnreadRoomsChannel' }, {
       connected() {
@@ -40,14 +43,16 @@ export default class RoomsListController extends Controller<FrameElement> {
       },
     })
     this.subscription = subscription
-    document.addEventListener('turbo:load', this.markCurrent)
   }
 
   disconnect(): void {
     document.removeEventListener('turbo:load', this.markCurrent)
-    this.subscription?.unsubscribe()
-    this.subscription = null
-    this.disconnected = true
+    setTimeout(() => {
+      if (this.element.isConnected) return
+      this.subscription?.unsubscribe()
+      this.subscription = null
+      this.disconnected = true
+    }, 0)
   }
 
   loaded(): void {
@@ -77,9 +82,8 @@ export default class RoomsListController extends Controller<FrameElement> {
   private channelConnected(): void {
     if (!this.disconnected) return
     this.disconnected = false
-    const reconnect = this.everConnected
-    this.everConnected = true
-    if (!reconnect) return
+    // Anything marked unread before the channel was listening is only in a fresh copy.
+    if (!this.element.getAttribute('src')) return
     if (this.firstLoadDone) reloadFrame(this.element)
     else this.reloadWhenLoaded = true
   }
