@@ -1,5 +1,5 @@
 interface FrameElement extends HTMLElement {
-  reload(): void
+  reload(): unknown
 }
 
 interface FrameRenderEvent extends CustomEvent {
@@ -19,5 +19,7 @@ export function reloadFrame(frame: FrameElement): void {
       }
     }) as EventListener, { once: true })
   }
-  frame.reload()
+  // A reload that fails (the server restarting) leaves the old content; the next one will do.
+  const reloading = frame.reload()
+  if (reloading instanceof Promise) reloading.catch(() => {})
 }
