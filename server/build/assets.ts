@@ -83,7 +83,8 @@ function listFiles(dir: string): string[] {
   return entries.flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)]))
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Run as a command (npm run build:assets / pretest); the path check keeps it quiet when bundled.
+if (/server[\\/]build[\\/]assets\.ts$/.test(process.argv[1] ?? '')) {
   const started = Date.now()
   const files = buildAssets()
   console.log(`assets: ${files.length} files in ${relative(process.cwd(), ASSETS_OUT) || '.'} (${Date.now() - started} ms)`)

@@ -23,4 +23,5 @@ export function ensureChromium(): boolean {
   return existsSync(CHROMIUM_PATH)
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) ensureChromium()
+// Run as a command (npm run build:assets / pretest); the path check keeps it quiet when bundled.
+if (/server[\\/]build[\\/]chromium\.ts$/.test(process.argv[1] ?? '')) ensureChromium()
