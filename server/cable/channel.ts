@@ -10,6 +10,9 @@ export interface RoomRef {
 
 export type ChannelParams = Record<string, unknown>
 
+const NO_STREAMS: readonly string[] = Object.freeze([])
+const NO_PARAMS: ChannelParams = Object.freeze({})
+
 export interface ChannelClass {
   new (connection: CableConnection, identifier: string, params: ChannelParams): Channel
 }
@@ -22,8 +25,8 @@ export abstract class Channel {
   // Client actions (`perform`) this channel answers; anything else is logged and ignored.
   static actions: ReadonlySet<string> = new Set()
 
-  readonly identifierJson: string
-  readonly streams = new Set<string>()
+  // Nearly every subscription streams from exactly one stream: an exact-size array, not a Set.
+  streams: readonly string[] = NO_STREAMS
   // The room a subscription is about, so a revoked membership can find it.
   roomId: number | null = null
   private rejected = false
@@ -31,9 +34,19 @@ export abstract class Channel {
   constructor(
     readonly connection: CableConnection,
     readonly identifier: string,
-    readonly params: ChannelParams,
-  ) {
-    this.identifierJson = connection.server.intern(JSON.stringify(identifier))
+    // The identifier's parameters, needed only until the subscription is answered.
+    public params: ChannelParams,
+  ) {}
+
+  // The identifier as a JSON string, for framing; deliveries cache the frame per broadcast.
+  get identifierJson(): string {
+    return JSON.stringify(this.identifier)
+  }
+
+  // Once confirmed or rejected a subscription never reads its parameters again (the signed
+  // stream name alone is ~150 bytes a socket).
+  forgetParams(): void {
+    this.params = NO_PARAMS
   }
 
   get user() {
@@ -55,7 +68,7 @@ export abstract class Channel {
   perform(action: string, data: Record<string, unknown>): Outcome {
     const actions = (this.constructor as typeof Channel).actions
     if (this.rejected || !actions.has(action)) {
-      this.connection.log.warn({ channel: this.params.channel, action }, 'cable: unable to process action')
+      this.connection.log.warn({ identifier: this.identifier.slice(0, 200), action }, 'cable: unable to process action')
       return
     }
     return this.dispatch(action, data)
@@ -69,7 +82,8 @@ export abstract class Channel {
 
   protected streamFrom(name: string): void {
     const stream = this.server.intern(name)
-    this.streams.add(stream)
+    if (this.streams.includes(stream)) return
+    this.streams = this.streams.length === 0 ? [stream] : [...this.streams, stream]
     this.server.addSubscriber(stream, this)
   }
 
@@ -80,7 +94,7 @@ export abstract class Channel {
 
   stopAllStreams(): void {
     for (const stream of this.streams) this.server.removeSubscriber(stream, this)
-    this.streams.clear()
+    this.streams = NO_STREAMS
   }
 
   transmit(message: unknown): boolean {

@@ -9,10 +9,16 @@
 
 export type Outcome = void | Promise<void>
 
-export interface CommandQueueOptions<T> {
-  maxLength: number
-  maxBytes: number
-  onError: (error: unknown, item: T | null) => void
+// The server's cable limits object itself, so a queue holds no copy of them.
+export interface CommandQueueLimits {
+  queuedCommands: number
+  queuedBytes: number
+}
+
+// What runs the commands: the connection itself, so a queue adds no closures per socket.
+export interface CommandHandler<T> {
+  execute(item: T): Outcome
+  commandFailed(error: unknown, item: T | null): void
 }
 
 interface Entry<T> {
@@ -27,11 +33,11 @@ export class CommandQueue<T> {
   private inFlight = false
   private final: (() => Outcome) | null = null
   private finished: Promise<void> | null = null
-  private resolveFinished: () => void = () => {}
+  private resolveFinished: (() => void) | null = null
 
   constructor(
-    private readonly run: (item: T) => Outcome,
-    private readonly options: CommandQueueOptions<T>,
+    private readonly handler: CommandHandler<T>,
+    private readonly limits: CommandQueueLimits,
   ) {}
 
   // Commands waiting behind the one in flight.
@@ -54,7 +60,7 @@ export class CommandQueue<T> {
   // False when the queue is closed, or full (unless forced: the server's own commands).
   push(item: T, bytes = 0, force = false): boolean {
     if (this.closed) return false
-    const full = this.length >= this.options.maxLength || this.queuedBytes + bytes > this.options.maxBytes
+    const full = this.length >= this.limits.queuedCommands || this.queuedBytes + bytes > this.limits.queuedBytes
     if (full && !force) return false
     this.entries.push({ item, bytes })
     this.queuedBytes += bytes
@@ -78,7 +84,7 @@ export class CommandQueue<T> {
   private pump(): void {
     while (!this.inFlight && this.head < this.entries.length) {
       const entry = this.take()
-      const pending = this.invoke(() => this.run(entry.item), entry.item)
+      const pending = this.invoke(() => this.handler.execute(entry.item), entry.item)
       if (!pending) continue
       this.inFlight = true
       void pending.then(() => {
@@ -108,9 +114,9 @@ export class CommandQueue<T> {
     try {
       const outcome = step()
       if (!outcome) return null
-      return outcome.catch((error: unknown) => this.options.onError(error, item))
+      return outcome.catch((error: unknown) => this.handler.commandFailed(error, item))
     } catch (error) {
-      this.options.onError(error, item)
+      this.handler.commandFailed(error, item)
       return null
     }
   }
@@ -120,7 +126,8 @@ export class CommandQueue<T> {
     if (!final) return
     this.final = null
     const pending = this.invoke(final, null)
-    if (pending) void pending.then(this.resolveFinished)
-    else this.resolveFinished()
+    const resolve = this.resolveFinished!
+    if (pending) void pending.then(resolve)
+    else resolve()
   }
 }

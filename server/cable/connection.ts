@@ -3,8 +3,8 @@ import type { Socket } from 'node:net'
 import type { RawData, WebSocket } from 'ws'
 import type { Channel } from './channel.ts'
 import { CHANNELS } from './channels/index.ts'
-import { CommandQueue, type Outcome } from './command-queue.ts'
-import { confirmation, disconnect, isObject, parseCommand, parseIdentifier, rejection, type Command, type DisconnectReason } from './protocol.ts'
+import { CommandQueue, type CommandHandler, type Outcome } from './command-queue.ts'
+import { confirmation, disconnect, invalidCommand, isObject, parseCommand, parseIdentifier, rejection, type Command, type DisconnectReason } from './protocol.ts'
 import type { CableServer } from './server.ts'
 
 export interface CableUser {
@@ -21,20 +21,35 @@ const SLOW_CONSUMER = 1013
 const POLICY_VIOLATION = 1008
 const SLOW_CONSUMER_GRACE_MS = 1000
 
-// One socket: its user, its subscriptions (keyed by the identifier string, verbatim) and its
-// command queue. Handlers are attached in the constructor, synchronously at the upgrade, so
-// no early frame is lost.
-export class CableConnection {
-  readonly subscriptions = new Map<string, Channel>()
+// The socket's listeners are shared by every socket; each finds its connection here. With
+// 10,000 sockets, per-socket closures and their contexts add up to megabytes.
+const CONNECTIONS = new WeakMap<WebSocket, CableConnection>()
+
+function onMessage(this: WebSocket, data: RawData, isBinary: boolean): void {
+  CONNECTIONS.get(this)?.receive(data, isBinary)
+}
+
+function onPong(this: WebSocket): void {
+  const connection = CONNECTIONS.get(this)
+  if (connection) connection.alive = true
+}
+
+function onClose(this: WebSocket): void {
+  CONNECTIONS.get(this)?.closed()
+}
+
+// One socket: its user, its subscriptions (identifier strings, verbatim, in an array: a page
+// makes about six) and its command queue. Listeners are attached in the constructor,
+// synchronously at the upgrade, so no early frame is lost.
+export class CableConnection implements CommandHandler<Command | Revoke> {
+  private subscriptions: Channel[] = []
   alive = true
   private corked = false
   private closing = false
   private malformed = 0
   private readonly queue: CommandQueue<Command | Revoke>
   private readonly raw: Socket | null
-  // Resolves once the socket has closed and every subscription has been cleaned up.
-  readonly finished: Promise<void>
-  private resolveFinished: () => void = () => {}
+  private done: Promise<void> | null = null
 
   constructor(
     readonly socket: WebSocket,
@@ -42,26 +57,53 @@ export class CableConnection {
     readonly server: CableServer,
     readonly log: FastifyBaseLogger,
   ) {
-    const { queuedCommands, queuedBytes } = server.limits
-    this.queue = new CommandQueue((command) => this.execute(command), {
-      maxLength: queuedCommands,
-      maxBytes: queuedBytes,
-      onError: (err, command) => log.error({ err, command }, 'cable: command failed'),
-    })
+    this.queue = new CommandQueue(this, server.limits)
     this.raw = (socket as unknown as { _socket?: Socket })._socket ?? null
-    socket.on('message', (data, isBinary) => this.receive(data, isBinary))
-    socket.on('pong', () => (this.alive = true))
-    socket.once('close', () => this.closed())
-    this.finished = new Promise((resolve) => (this.resolveFinished = resolve))
+    CONNECTIONS.set(socket, this)
+    socket.on('message', onMessage)
+    socket.on('pong', onPong)
+    // 'close' comes once; `on` spares the wrapper that `once` allocates for every socket.
+    socket.on('close', onClose)
+  }
+
+  static of(socket: WebSocket): CableConnection | undefined {
+    return CONNECTIONS.get(socket)
+  }
+
+  get subscriptionCount(): number {
+    return this.subscriptions.length
+  }
+
+  // Resolves once the socket has closed and every subscription has been cleaned up.
+  get finished(): Promise<void> {
+    if (this.done) return this.done
+    // onClose was attached first, so by the time this listener runs `done` is set.
+    return new Promise((resolve) => this.socket.on('close', () => resolve(this.done!)))
   }
 
   get isOpen(): boolean {
     return !this.closing && this.socket.readyState === this.socket.OPEN
   }
 
-  // Every frame to this socket goes through here, so order is the order of the calls. A socket
-  // that stops reading is cut off rather than buffered for without limit.
+  // Every frame to this socket goes through here or sendWire, so order is the order of the
+  // calls. A socket that stops reading is cut off rather than buffered for without limit.
   send(frame: string | Buffer): boolean {
+    if (!this.writable()) return false
+    this.socket.send(frame, TEXT)
+    return true
+  }
+
+  // A frame already in wire format (wire-frame.ts), shared by every recipient of a broadcast.
+  // It goes straight to the TCP socket, behind anything ws itself has written: without
+  // compression ws queues nothing of its own, so the order still holds.
+  sendWire(frame: Buffer): boolean {
+    if (!this.writable()) return false
+    if (this.raw) this.raw.write(frame)
+    else this.socket.send(unwrap(frame), TEXT)
+    return true
+  }
+
+  private writable(): boolean {
     if (!this.isOpen) return false
     if (!this.corked) {
       // What is still unsent from earlier turns says whether the client keeps up; bytes
@@ -74,7 +116,6 @@ export class CableConnection {
       this.raw?.cork()
       this.server.uncorkSoon(this)
     }
-    this.socket.send(frame, TEXT)
     return true
   }
 
@@ -97,7 +138,7 @@ export class CableConnection {
     this.queue.push({ command: 'revoke', roomId }, 0, true)
   }
 
-  private receive(data: RawData, isBinary: boolean): void {
+  receive(data: RawData, isBinary: boolean): void {
     this.alive = true
     if (!this.isOpen) return
     if (isBinary) return this.refuse('binary frame', '')
@@ -111,11 +152,12 @@ export class CableConnection {
   }
 
   private refuse(reason: string, text: string): void {
-    this.log.warn({ user: this.user.id, reason, frame: text.slice(0, 200) }, 'cable: ignored a malformed frame')
+    this.log.warn({ user: this.user.id, reason, frame: text.slice(0, 200) }, 'cable: refused a malformed frame')
     if (++this.malformed > this.server.limits.malformedFrames) this.disconnect('invalid_request', false, POLICY_VIOLATION)
+    else this.send(invalidCommand(reason))
   }
 
-  private execute(command: Command | Revoke): Outcome {
+  execute(command: Command | Revoke): Outcome {
     switch (command.command) {
       case 'subscribe':
         return this.subscribe(command.identifier)
@@ -132,7 +174,7 @@ export class CableConnection {
     const identifier = this.server.intern(text)
     // As Rails: a second subscribe of a live identifier is ignored. Rejecting it would make
     // the client drop a subscription that the server still serves.
-    if (this.subscriptions.has(identifier)) {
+    if (this.subscription(identifier)) {
       this.log.info({ user: this.user.id, identifier }, 'cable: already subscribed')
       return
     }
@@ -141,7 +183,7 @@ export class CableConnection {
       this.send(rejection(identifier))
       return
     }
-    this.subscriptions.set(identifier, channel)
+    this.subscriptions = [...this.subscriptions, channel]
     return settle(
       () => channel.subscribed(),
       () => this.answer(channel),
@@ -166,7 +208,7 @@ export class CableConnection {
       this.log.warn({ user: this.user.id, identifier: identifier.slice(0, 200) }, 'cable: no such channel')
       return null
     }
-    if (this.subscriptions.size >= subscriptions) {
+    if (this.subscriptions.length >= subscriptions) {
       this.log.warn({ user: this.user.id, identifier }, 'cable: too many subscriptions')
       return null
     }
@@ -174,6 +216,7 @@ export class CableConnection {
   }
 
   private answer(channel: Channel): void {
+    channel.forgetParams()
     if (!channel.isRejected) {
       this.send(confirmation(channel.identifier))
       return
@@ -184,20 +227,20 @@ export class CableConnection {
 
   private drop(channel: Channel): void {
     channel.stopAllStreams()
-    if (this.subscriptions.get(channel.identifier) === channel) this.subscriptions.delete(channel.identifier)
+    if (this.subscriptions.includes(channel)) this.subscriptions = this.subscriptions.filter((other) => other !== channel)
   }
 
   private unsubscribe(identifier: string): Outcome {
-    const channel = this.subscriptions.get(identifier)
+    const channel = this.subscription(identifier)
     if (!channel) return
     this.drop(channel)
     return this.leave(channel)
   }
 
   private perform(identifier: string, data: unknown): Outcome {
-    const channel = this.subscriptions.get(identifier)
+    const channel = this.subscription(identifier)
     if (!channel || !isObject(data)) {
-      this.log.warn({ user: this.user.id, identifier: identifier.slice(0, 200) }, 'cable: no subscription for that message')
+      this.refuse(channel ? 'message data is not a JSON object' : 'no subscription with that identifier', identifier)
       return
     }
     const action = typeof data.action === 'string' && data.action !== '' ? data.action : 'receive'
@@ -206,7 +249,7 @@ export class CableConnection {
 
   // The client hears a rejection, which is what it would get on subscribing again.
   private revoke(roomId: number): Outcome {
-    const revoked = [...this.subscriptions.values()].filter((channel) => channel.roomId === roomId)
+    const revoked = this.subscriptions.filter((channel) => channel.roomId === roomId)
     for (const channel of revoked) {
       this.drop(channel)
       this.send(rejection(channel.identifier))
@@ -229,15 +272,23 @@ export class CableConnection {
     setTimeout(() => this.socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref()
   }
 
-  private closed(): void {
+  commandFailed(err: unknown, command: Command | Revoke | null): void {
+    this.log.error({ err, command }, 'cable: command failed')
+  }
+
+  private subscription(identifier: string): Channel | undefined {
+    return this.subscriptions.find((channel) => channel.identifier === identifier)
+  }
+
+  closed(): void {
     this.closing = true
     this.server.removeConnection(this)
-    void this.queue.close(() => this.unsubscribeAll()).then(this.resolveFinished)
+    this.done = this.queue.close(() => this.unsubscribeAll())
   }
 
   private unsubscribeAll(): Outcome {
-    const channels = [...this.subscriptions.values()]
-    this.subscriptions.clear()
+    const channels = this.subscriptions
+    this.subscriptions = []
     for (const channel of channels) channel.stopAllStreams()
     return all(channels.map((channel) => this.leave(channel)))
   }
@@ -265,4 +316,10 @@ function rawText(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8')
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8')
   return Buffer.from(data).toString('utf8')
+}
+
+// The payload of a frame from wire-frame.ts, for a socket without a TCP socket of its own.
+function unwrap(frame: Buffer): Buffer {
+  const marker = frame[1]! & 0x7f
+  return frame.subarray(marker < 126 ? 2 : marker === 126 ? 4 : 10)
 }

@@ -50,11 +50,19 @@ export function rejection(identifier: string): string {
   return `{"identifier":${JSON.stringify(identifier)},"type":"reject_subscription"}`
 }
 
+// Our answer to a frame that is not a command we can run. Action Cable has no error message,
+// so it carries no identifier: @rails/actioncable hands unknown types to the subscriptions
+// with that identifier, and there are none, so a stock client ignores it while a developer
+// watching the socket sees why their frame went nowhere.
+export function invalidCommand(reason: string): string {
+  return JSON.stringify({ type: 'invalid_command', reason })
+}
+
 export function disconnect(reason: DisconnectReason, reconnect: boolean): string {
   return `{"type":"disconnect","reason":"${reason}","reconnect":${reconnect}}`
 }
 
-// `identifierJson` is JSON.stringify(identifier), computed once per subscription;
+// `identifierJson` is JSON.stringify(identifier), computed once per broadcast and identifier;
 // `messageJson` is the payload, serialised once per publication.
 export function messageFrame(identifierJson: string, messageJson: string): string {
   return `{"identifier":${identifierJson},"message":${messageJson}}`

@@ -4,6 +4,8 @@ import type { RailsSigning } from '../lib/rails/signing.ts'
 import type { Store } from '../models/store.ts'
 import type { Channel } from './channel.ts'
 import { CableConnection, type CableUser } from './connection.ts'
+import { OneOrManyMap } from './one-or-many.ts'
+import { wireTextFrame } from './wire-frame.ts'
 import { DISCONNECT_REASONS, LIMITS, messageFrame, ping, WELCOME, type DisconnectReason, type Limits } from './protocol.ts'
 
 
@@ -41,8 +43,8 @@ export class CableServer {
   readonly signing: RailsSigning
   readonly log: FastifyBaseLogger
   private readonly connections = new Set<CableConnection>()
-  private readonly byUser = new Map<number, Set<CableConnection>>()
-  private readonly streams = new Map<string, Set<Channel>>()
+  private readonly byUser = new OneOrManyMap<number, CableConnection>()
+  private readonly streams = new OneOrManyMap<string, Channel>()
   private corked: CableConnection[] = []
   private readonly strings = new Map<string, string>()
   private readonly beatIntervalMs: number
@@ -63,35 +65,27 @@ export class CableServer {
   accept(socket: WebSocket, user: CableUser, log: FastifyBaseLogger = this.log): CableConnection {
     const connection = new CableConnection(socket, user, this, log)
     this.connections.add(connection)
-    let mine = this.byUser.get(user.id)
-    if (!mine) this.byUser.set(user.id, (mine = new Set()))
-    mine.add(connection)
+    this.byUser.add(user.id, connection)
     connection.send(WELCOME)
     return connection
   }
 
   removeConnection(connection: CableConnection): void {
     this.connections.delete(connection)
-    const mine = this.byUser.get(connection.user.id)
-    mine?.delete(connection)
-    if (mine?.size === 0) this.byUser.delete(connection.user.id)
+    this.byUser.delete(connection.user.id, connection)
   }
 
   addSubscriber(stream: string, channel: Channel): void {
-    let subscribers = this.streams.get(stream)
-    if (!subscribers) this.streams.set(stream, (subscribers = new Set()))
-    subscribers.add(channel)
+    this.streams.add(stream, channel)
   }
 
   removeSubscriber(stream: string, channel: Channel): void {
-    const subscribers = this.streams.get(stream)
-    if (!subscribers?.delete(channel)) return
-    if (subscribers.size === 0) this.streams.delete(stream)
+    this.streams.delete(stream, channel)
   }
 
   // Returns how many sockets were written to.
   broadcast(stream: string, message: unknown): number {
-    const subscribers = this.streams.get(stream)
+    const subscribers = this.streams.lookup(stream)
     return subscribers ? deliver(subscribers, JSON.stringify(message), new Map()) : 0
   }
 
@@ -101,7 +95,7 @@ export class CableServer {
     const frames = new Map<string, Buffer>()
     let sent = 0
     for (const stream of streams) {
-      const subscribers = this.streams.get(stream)
+      const subscribers = this.streams.lookup(stream)
       if (subscribers) sent += deliver(subscribers, json, frames)
     }
     return sent
@@ -110,7 +104,7 @@ export class CableServer {
   // Action Cable's remote disconnect: deactivated and banned people go for good; a revoked
   // membership reconnects, so the client re-subscribes and is authorized afresh.
   disconnectUser(userId: number, options: DisconnectOptions = {}): number {
-    const mine = [...(this.byUser.get(userId) ?? [])]
+    const mine = this.byUser.get(userId)
     for (const connection of mine) connection.disconnect(options.reason ?? DISCONNECT_REASONS.remote, options.reconnect ?? false)
     return mine.length
   }
@@ -118,18 +112,18 @@ export class CableServer {
   // The narrower alternative to disconnecting: the user's subscriptions about one room are
   // dropped (and rejected to the client) on every socket they have open.
   unsubscribeUserFromRoom(userId: number, roomId: number): number {
-    const mine = [...(this.byUser.get(userId) ?? [])]
+    const mine = this.byUser.get(userId)
     for (const connection of mine) connection.revokeRoom(roomId)
     return mine.length
   }
 
   subscribersOf(stream: string): number {
-    return this.streams.get(stream)?.size ?? 0
+    return this.streams.count(stream)
   }
 
   stats(): CableStats {
     let subscriptions = 0
-    for (const connection of this.connections) subscriptions += connection.subscriptions.size
+    for (const connection of this.connections) subscriptions += connection.subscriptionCount
     return { connections: this.connections.size, users: this.byUser.size, streams: this.streams.size, subscriptions }
   }
 
@@ -165,11 +159,11 @@ export class CableServer {
   }
 
   beat(): void {
-    const frame = Buffer.from(ping(Math.floor(Date.now() / 1000)))
+    const frame = wireTextFrame(ping(Math.floor(Date.now() / 1000)))
     const checkLiveness = ++this.beats % this.livenessBeats === 0
     for (const connection of this.connections) {
       if (checkLiveness && !this.stillAlive(connection)) continue
-      connection.send(frame)
+      connection.sendWire(frame)
     }
   }
 
@@ -197,12 +191,15 @@ export class CableServer {
   }
 }
 
-function deliver(subscribers: Set<Channel>, messageJson: string, frames: Map<string, Buffer>): number {
+function deliver(subscribers: Channel | ReadonlySet<Channel>, messageJson: string, frames: Map<string, Buffer>): number {
+  if (!(subscribers instanceof Set)) return deliverTo(subscribers as Channel, messageJson, frames)
   let sent = 0
-  for (const channel of subscribers) {
-    let frame = frames.get(channel.identifier)
-    if (!frame) frames.set(channel.identifier, (frame = Buffer.from(messageFrame(channel.identifierJson, messageJson))))
-    if (channel.connection.send(frame)) sent++
-  }
+  for (const channel of subscribers) sent += deliverTo(channel, messageJson, frames)
   return sent
+}
+
+function deliverTo(channel: Channel, messageJson: string, frames: Map<string, Buffer>): number {
+  let frame = frames.get(channel.identifier)
+  if (!frame) frames.set(channel.identifier, (frame = wireTextFrame(messageFrame(channel.identifierJson, messageJson))))
+  return channel.connection.sendWire(frame) ? 1 : 0
 }

@@ -24,15 +24,15 @@ test('a message reaches every subscriber once, framed once per identifier', asyn
   await bystander.confirmed(identifiers.roomMessages(cable.app, 'pets'))
 
   const frames: unknown[] = []
-  const send = CableConnection.prototype.send
-  CableConnection.prototype.send = function (frame) {
+  const send = CableConnection.prototype.sendWire
+  CableConnection.prototype.sendWire = function (frame) {
     frames.push(frame)
     return send.call(this, frame)
   }
   try {
     assert.equal(cable.app.cable.messageCreated(hq, append('bmk1z')), 24)
   } finally {
-    CableConnection.prototype.send = send
+    CableConnection.prototype.sendWire = send
   }
   assert.equal(frames.length, 24)
   assert.equal(new Set(frames).size, 2, 'one Buffer per distinct identifier, shared by its subscribers')

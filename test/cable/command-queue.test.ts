@@ -10,7 +10,7 @@ function deferred() {
 
 function queue(run: (item: string) => void | Promise<void>, options: { maxLength?: number; maxBytes?: number } = {}) {
   const errors: unknown[] = []
-  const q = new CommandQueue<string>(run, { maxLength: options.maxLength ?? 100, maxBytes: options.maxBytes ?? 1e9, onError: (error) => errors.push(error) })
+  const q = new CommandQueue<string>({ execute: run, commandFailed: (error) => errors.push(error) }, { queuedCommands: options.maxLength ?? 100, queuedBytes: options.maxBytes ?? 1e9 })
   return { q, errors }
 }
 

@@ -83,7 +83,7 @@ test('unknown channels, unparseable identifiers and oversized identifiers are re
   for (const identifier of cases) assert.equal(await client.answered(identifier), 'rejected', identifier.slice(0, 40))
 })
 
-test('malformed frames are ignored and the connection keeps working', async (t) => {
+test('each malformed frame is answered with invalid_command and the connection keeps working', async (t) => {
   const cable = shared()
   const client = await connect(t, cable, { cookie: await cable.cookie('david') })
   client.send('this is not json')
@@ -103,6 +103,11 @@ test('malformed frames are ignored and the connection keeps working', async (t) 
   client.subscribe(identifiers.unreads)
   await client.confirmed(identifiers.unreads)
   assert.equal(client.closeCode, null)
+  const answers = client.texts.filter((text) => text.startsWith('{"type":"invalid_command"'))
+  assert.equal(answers.length, 10, answers.join('\n'))
+  assert.ok(answers.includes('{"type":"invalid_command","reason":"not JSON"}'))
+  assert.ok(answers.includes('{"type":"invalid_command","reason":"binary frame"}'))
+  assert.ok(answers.includes('{"type":"invalid_command","reason":"no subscription with that identifier"}'))
 })
 
 test('a client that keeps sending malformed frames is disconnected', async (t) => {

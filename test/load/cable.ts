@@ -28,14 +28,15 @@
 // shared), --keep (keep the temp storage, with its sessions.tsv), --no-pin, --out DIR (tmp/bench),
 // --gen-cpu-prof (profile the generator itself into tmp/bench/cable-generator-prof-<stamp>),
 // --server-dir DIR (start server/main.ts from another checkout, e.g. a worktree with a fix to compare;
-// a compiled checkout with server/main.js and no main.ts runs on plain node).
+// it is compiled into dist/ and started as `npm start` does), --tsx (run the server's TypeScript
+// sources under the tsx loader instead of compiling them).
 // Every phase also records each core's busy time, so a run disturbed by other processes says so.
 //
 // Sessions file lines (harness format): `cookie<TAB>identifier<TAB>identifier…`; client n uses
 // line n mod lines. Lines without identifiers get the room page's set, with the person's own
 // sidebar streams scraped from GET /users/me/sidebar.
 import bcrypt from 'bcrypt'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs'
 import http from 'node:http'
@@ -80,6 +81,7 @@ interface Options {
   cookie: string | null
   room: number | null
   cpuProf: boolean
+  tsx: boolean
   genCpuProf: boolean
   keep: boolean
   waitQuiet: number
@@ -91,7 +93,7 @@ interface Options {
 function parseOptions(argv: string[]): Options {
   const options: Options = {
     clients: 1000, posters: 4, tputSecs: 15, paced: 30, intervalMs: 200, pacedDrainSecs: 20, tputDrainSecs: 60,
-    idle: null, holdSecs: 10, base: null, sessions: null, cookie: null, room: null, cpuProf: false, genCpuProf: false, keep: false, pin: true, waitQuiet: 0, serverDir: ROOT,
+    idle: null, holdSecs: 10, base: null, sessions: null, cookie: null, room: null, cpuProf: false, tsx: false, genCpuProf: false, keep: false, pin: true, waitQuiet: 0, serverDir: ROOT,
     out: join(ROOT, 'tmp', 'bench'),
   }
   const numbers: Record<string, keyof Options> = {
@@ -103,6 +105,7 @@ function parseOptions(argv: string[]): Options {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     if (arg === '--cpu-prof') options.cpuProf = true
+    else if (arg === '--tsx') options.tsx = true
     else if (arg === '--gen-cpu-prof') options.genCpuProf = true
     else if (arg === '--keep') options.keep = true
     else if (arg === '--no-pin') options.pin = false
@@ -259,11 +262,12 @@ interface ServerChild {
   profileDir: string | null
 }
 
-function startServer(serverDir: string, storage: string, secret: string, port: number, logPath: string, profileDir: string | null): ServerChild {
+function startServer(serverDir: string, storage: string, secret: string, port: number, logPath: string, profileDir: string | null, tsx: boolean): ServerChild {
   const raise = 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null'
-  // A compiled checkout (server/main.js and no main.ts) runs on plain node, without the tsx loader.
-  const compiled = !existsSync(join(serverDir, 'server', 'main.ts')) && existsSync(join(serverDir, 'server', 'main.js'))
-  const entry = compiled ? ['server/main.js'] : ['--import', 'tsx', 'server/main.ts']
+  // As `npm start` runs it: compiled into dist/ and started on plain node (--tsx: the sources
+  // under the tsx loader instead).
+  if (!tsx) execFileSync(process.execPath, ['--import', 'tsx', 'server/build/server.ts'], { cwd: serverDir, stdio: 'ignore' })
+  const entry = tsx ? ['--import', 'tsx', 'server/main.ts'] : ['--enable-source-maps', 'dist/main.js']
   const node = [process.execPath, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...entry]
   const pin = pinningAvailable() ? `taskset -c ${SERVER_CORE} ` : ''
   // sh execs taskset, which execs node: the pid we hold is the server's own.
@@ -993,7 +997,7 @@ async function main(): Promise<void> {
       const prepared = prepareStorage(storage, secret, options.clients)
       signing = prepared.signing
       const port = await freePort()
-      server = startServer(options.serverDir, storage, secret, port, join(options.out, `cable-${stamp}-server.log`), options.cpuProf ? join(options.out, `cable-${stamp}-prof`) : null)
+      server = startServer(options.serverDir, storage, secret, port, join(options.out, `cable-${stamp}-server.log`), options.cpuProf ? join(options.out, `cable-${stamp}-prof`) : null, options.tsx)
       const baseUrl = `http://127.0.0.1:${port}`
       await waitForUp(baseUrl, server, 60_000)
       const signed = (name: string) => signing!.signStreamName(name)

@@ -32,11 +32,11 @@ export class PresenceChannel extends RoomChannel {
       if (subscribing) this.reject()
       return
     }
-    this.server.broadcast(readRoomsStream(this.user.id), { room_id: this.room!.id })
+    this.server.broadcast(readRoomsStream(this.user.id), { room_id: this.roomId! })
   }
 
   private write(verb: Verb): Promise<boolean> {
-    const roomId = this.room!.id
+    const roomId = this.roomId!
     const userId = this.user.id
     return this.server.store.write((m) => connectableFor(m.db)[verb](roomId, userId))
   }

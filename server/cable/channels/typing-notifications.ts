@@ -1,5 +1,4 @@
 import type { Outcome } from '../command-queue.ts'
-import { broadcastingFor } from '../channel.ts'
 import { RoomChannel } from './room.ts'
 
 // Everyone on the room's stream hears who started or stopped typing, the typist included
@@ -10,6 +9,6 @@ export class TypingNotificationsChannel extends RoomChannel {
 
   protected override dispatch(action: string): Outcome {
     const { id, name } = this.user
-    this.server.broadcast(broadcastingFor(TypingNotificationsChannel.channelName, this.room!), { action, user: { id, name } })
+    this.server.broadcast(this.roomStream, { action, user: { id, name } })
   }
 }

@@ -1,0 +1,26 @@
+// Compiles the server for `npm start`: server/main.ts and each piscina worker become plain
+// JavaScript files in dist/ (packages stay in node_modules), so production runs on node alone,
+// without the TypeScript loader and the memory it holds. Tests and `npm run dev` run the
+// TypeScript sources directly.
+import { build } from 'esbuild'
+import { readdirSync } from 'node:fs'
+import { projectPath } from '../lib/paths.ts'
+
+const workers = readdirSync(projectPath('server', 'workers')).filter((file) => file.endsWith('.ts'))
+
+const started = performance.now()
+await build({
+  entryPoints: [
+    { in: projectPath('server', 'main.ts'), out: 'main' },
+    ...workers.map((file) => ({ in: projectPath('server', 'workers', file), out: `workers/${file.replace(/\.ts$/, '')}` })),
+  ],
+  outdir: projectPath('dist'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: true,
+  logLevel: 'warning',
+})
+console.log(`compiled the server into dist/ in ${Math.round(performance.now() - started)} ms`)

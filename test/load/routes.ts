@@ -1,0 +1,408 @@
+// The harness's read-and-post profile (harness.md §2, profile read-and-post-v1): `npm run bench:routes`.
+// Per route — room_show, messages_page, sidebar, search, post_message — a warmup, then --clients
+// (16) closed-loop clients for --duration seconds on keep-alive connections with gzip. Contracts
+// are prepared once from a response and independent SQL on the database, and every warmup and
+// timed response is validated against them (test/support/harness-validator.ts, the harness's own
+// rules). Every acknowledged post is audited in the database afterwards (§2.3). It reports req/s
+// (valid responses only) and latency percentiles per route. With --mixed-write-rate R, one writer
+// posts into HQ at most R times a second during each read route (the "mixed" profile).
+//
+//   npm run bench:routes                                 the harness-shaped dev seed, our server on core 0
+//   npm run bench:routes -- --fixture tmp/bench/large --clients 1 --duration 5
+//   npm run bench:routes -- --mixed-write-rate 10
+//   npm run bench:routes -- --base http://127.0.0.1:3000 --db FILE --labels labels.json (--cookie C | --password P)
+//
+// Other options: --warmup 2 (seconds, 4 clients), --routes a,b,c, --no-gzip, --tsx (server sources
+// under tsx, not compiled as `npm start` does), --in-place (run on
+// the fixture itself, not a copy), --no-pin, --server-dir DIR, --out DIR (tmp/bench).
+// A fixture folder (seed:users, seed:large) supplies labels.json, people.tsv (person 1's cookie)
+// and its database; without --fixture a temporary copy of `npm run seed`'s dataset is used.
+// Saves tmp/bench/routes-<stamp>.json and .md with SVG plots.
+import BetterSqlite3 from 'better-sqlite3'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { RailsSigning } from '../../server/lib/rails/signing.ts'
+import { dbTime } from '../../server/lib/time.ts'
+import { Store } from '../../server/models/store.ts'
+import {
+  auditWrites, checkResponse, expectedWindows, postRequest, prepareContract, preparePostContract, writeMark,
+  type Acknowledgement, type Contract, type RouteKind, type SeedLabels, type WireResponse,
+} from '../support/harness-validator.ts'
+import { flattenLabels, seedDatabase } from './seed.ts'
+import { fixturePaths, readPeople, ROOT, sessionCookie, sessionToken } from './support/fixture.ts'
+import { HttpClient, isFailure, type Answer } from './support/http.ts'
+import { processMemory, round } from './support/measure.ts'
+import { writeRoutesReport, type RouteRow } from './support/report.ts'
+import { copyStorage, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild } from './support/server.ts'
+import { ServerTiming } from './support/server-timing.ts'
+import { Failures, percentiles } from './support/stats.ts'
+
+const SCRIPT = fileURLToPath(import.meta.url)
+const PINNED_ENV = 'CAMPFIRE_BENCH_ROUTES_PINNED'
+const READ_ROUTES = ['room_show', 'messages_page', 'sidebar', 'search'] as const
+type Route = (typeof READ_ROUTES)[number] | 'post_message'
+
+interface Options {
+  clients: number
+  duration: number
+  warmup: number
+  routes: Route[]
+  gzip: boolean
+  mixedWriteRate: number
+  fixture: string | null
+  base: string | null
+  db: string | null
+  labels: string | null
+  cookie: string | null
+  password: string | null
+  inPlace: boolean
+  serverDir: string
+  out: string
+}
+
+function parseOptions(argv: string[]): Options {
+  const o: Options = {
+    clients: 16, duration: 8, warmup: 2, routes: [...READ_ROUTES, 'post_message'], gzip: true, mixedWriteRate: 0,
+    fixture: null, base: null, db: null, labels: null, cookie: null, password: null, inPlace: false, serverDir: ROOT, out: join(ROOT, 'tmp', 'bench'),
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const value = () => argv[++i] ?? fail(`${arg} needs a value`)
+    const number = () => {
+      const n = Number(value())
+      return Number.isFinite(n) && n >= 0 ? n : fail(`${arg} needs a number`)
+    }
+    switch (arg) {
+      case '--clients': o.clients = Math.max(1, Math.floor(number())); break
+      case '--duration': o.duration = number(); break
+      case '--warmup': o.warmup = number(); break
+      case '--routes': o.routes = value().split(',') as Route[]; break
+      case '--mixed-write-rate': o.mixedWriteRate = number(); break
+      case '--fixture': o.fixture = resolve(value()); break
+      case '--base': o.base = value().replace(/\/$/, ''); break
+      case '--db': o.db = resolve(value()); break
+      case '--labels': o.labels = resolve(value()); break
+      case '--cookie': o.cookie = value(); break
+      case '--password': o.password = value(); break
+      case '--server-dir': o.serverDir = resolve(value()); break
+      case '--out': o.out = resolve(value()); break
+      case '--in-place': o.inPlace = true; break
+      case '--no-gzip': o.gzip = false; break
+      case '--no-pin': case '--tsx': break
+      default: fail(`unknown option ${arg} (the options are listed at the top of test/load/routes.ts)`)
+    }
+  }
+  for (const route of o.routes) if (![...READ_ROUTES, 'post_message'].includes(route)) fail(`unknown route ${route}`)
+  if (o.base !== null && (o.db === null || (o.labels === null && o.fixture === null))) fail('--base needs --db FILE and --labels FILE (or --fixture DIR)')
+  return o
+}
+
+function fail(message: string): never {
+  console.error(`bench:routes: ${message}`)
+  process.exit(2)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Target: labels, the database, a cookie for person 1 ("david")
+
+interface Target {
+  baseUrl: string
+  dbPath: string
+  labels: Record<string, string | number>
+  cookie: string
+  server: ServerChild | null
+  storage: string | null
+}
+
+function seededStorage(): { storage: string; labels: Record<string, string | number>; cookie: string } {
+  const storage = mkdtempSync(join(tmpdir(), 'campfire-bench-routes-'))
+  const secret = randomBytes(64).toString('hex')
+  const store = new Store({ path: join(storage, 'db', 'production.sqlite3'), migrationsDir: join(ROOT, 'migrations') })
+  try {
+    const labels = seedDatabase(store, { secretKeyBase: secret, cost: 4 })
+    const token = sessionToken(labels.users.david)
+    const now = dbTime()
+    store.writeNow((m) => m.db.prepare("INSERT INTO sessions (user_id, token, ip_address, user_agent, last_active_at, created_at, updated_at) VALUES (?, ?, '127.0.0.1', 'campfire-ts benchmark', ?, ?, ?)").run(labels.users.david, token, now, now, now))
+    writeFileSync(join(storage, 'secret_key_base'), secret + '\n', { mode: 0o600 })
+    return { storage, labels: flattenLabels(labels), cookie: sessionCookie(new RailsSigning(secret), token) }
+  } finally {
+    store.close()
+  }
+}
+
+// The harness's login (harness.md §1.5): GET /session/new, then POST /session; keeps every cookie.
+async function login(http: HttpClient, email: string, password: string): Promise<string> {
+  const jar = new Map<string, string>()
+  const keep = (headers: Record<string, unknown>) => {
+    for (const line of (headers['set-cookie'] as string[] | undefined) ?? []) {
+      const [pair] = line.split(';')
+      const at = pair!.indexOf('=')
+      jar.set(pair!.slice(0, at).trim(), pair!.slice(at + 1).trim())
+    }
+  }
+  const header = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  const page = await http.request({ path: '/session/new', headers: {} })
+  if (!isFailure(page)) keep(page.headers)
+  const body = `email_address=${encodeURIComponent(email)}&password=${encodeURIComponent(password)}`
+  const answer = await http.request({ method: 'POST', path: '/session', body, headers: { cookie: header(), 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' } })
+  if (isFailure(answer) || answer.status !== 302) throw new Error(`login failed: ${isFailure(answer) ? answer.error : answer.status}`)
+  keep(answer.headers)
+  if (!jar.has('session_token')) throw new Error('login failed: no session_token cookie')
+  return header()
+}
+
+async function prepareTarget(options: Options, stamp: string, http: (base: string) => HttpClient): Promise<Target> {
+  if (options.base !== null) {
+    const labels = JSON.parse(readFileSync(options.labels ?? fixturePaths(options.fixture!).labels, 'utf8')) as Record<string, string | number>
+    let cookie = options.cookie
+    if (cookie === null && options.fixture !== null) cookie = readPeople(fixturePaths(options.fixture).people).find((p) => p.email === labels['emails.david'])?.cookie ?? null
+    if (cookie === null) cookie = await login(http(options.base), String(labels['emails.david']), options.password ?? String(labels['passwords.all'] ?? ''))
+    return { baseUrl: options.base, dbPath: options.db!, labels, cookie, server: null, storage: null }
+  }
+  let storage: string
+  let labels: Record<string, string | number>
+  let cookie: string
+  if (options.fixture === null) {
+    ;({ storage, labels, cookie } = seededStorage())
+  } else {
+    const paths = fixturePaths(options.fixture)
+    labels = JSON.parse(readFileSync(paths.labels, 'utf8'))
+    cookie = readPeople(paths.people).find((p) => p.email === labels['emails.david'])!.cookie
+    console.log(options.inPlace ? `bench:routes: running on ${options.fixture} itself` : `bench:routes: copying ${options.fixture}…`)
+    storage = options.inPlace ? options.fixture : copyStorage(options.fixture)
+  }
+  const server = await startServer(options.serverDir, storage, join(options.out, `routes-${stamp}-server.log`))
+  console.log(`bench:routes: server ${server.pid} on ${server.baseUrl} (core 0)`)
+  return { baseUrl: server.baseUrl, dbPath: join(storage, 'db', 'production.sqlite3'), labels, cookie, server, storage: options.fixture === null || !options.inPlace ? storage : null }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contracts
+
+const PATHS: Record<Route, (l: Record<string, string | number>) => string> = {
+  room_show: (l) => `/rooms/${l['rooms.watercooler']}`,
+  messages_page: (l) => `/rooms/${l['rooms.watercooler']}/messages?before=${l['messages.busy_060']}`,
+  sidebar: () => '/users/me/sidebar',
+  search: () => '/searches?q=coffee',
+  post_message: (l) => `/rooms/${l['rooms.hq']}/messages`,
+}
+
+function wireOf(answer: { status: number; headers: Record<string, unknown>; wire: Buffer }): WireResponse {
+  return { status: answer.status, headers: answer.headers as WireResponse['headers'], wire: answer.wire }
+}
+
+async function prepareContracts(http: HttpClient, target: Target, db: BetterSqlite3.Database, routes: Route[]): Promise<Map<Route, Contract>> {
+  const seed: SeedLabels = { watercooler: Number(target.labels['rooms.watercooler']), hq: Number(target.labels['rooms.hq']), busy060: Number(target.labels['messages.busy_060']), davidEmail: String(target.labels['emails.david']) }
+  const started = performance.now()
+  const expected = expectedWindows(db, seed)
+  console.log(`bench:routes: expected windows from the database in ${Math.round(performance.now() - started)} ms`)
+  const contracts = new Map<Route, Contract>()
+  const problems: string[] = []
+  for (const route of routes) {
+    if (route === 'post_message') {
+      const page = await http.request({ path: `/rooms/${seed.hq}`, headers: { cookie: target.cookie, 'accept-encoding': 'identity' } })
+      if (isFailure(page)) throw new Error(`write room: ${page.error}`)
+      const prepared = preparePostContract(wireOf(page), seed.hq)
+      if (prepared.contract) contracts.set(route, prepared.contract)
+      problems.push(...prepared.failures)
+      continue
+    }
+    const answer = await http.request({ path: PATHS[route](target.labels), headers: { cookie: target.cookie, 'accept-encoding': 'gzip' }, decode: false })
+    if (isFailure(answer)) throw new Error(`${route}: ${answer.error}`)
+    const prepared = prepareContract(route as Exclude<RouteKind, 'post_message'>, wireOf(answer), db, expected, seed.watercooler)
+    if (prepared.contract) contracts.set(route, prepared.contract)
+    problems.push(...prepared.failures)
+  }
+  if (problems.length > 0) throw new Error(`preflight failed:\n  ${problems.join('\n  ')}`)
+  return contracts
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface Sample {
+  latencies: number[]
+  ok: number
+  errors: number
+  invalid: Failures
+  errorReasons: Failures
+  timing: ServerTiming
+}
+
+const newSample = (): Sample => ({ latencies: [], ok: 0, errors: 0, invalid: new Failures(), errorReasons: new Failures(), timing: new ServerTiming() })
+
+const validated = new Map<Route, { wire: Buffer; type: string; encoding: string }[]>()
+const shape = (answer: Answer) => ({ type: String(answer.headers['content-type'] ?? ''), encoding: String(answer.headers['content-encoding'] ?? 'identity') })
+
+function recentlyValid(route: Route, answer: Answer): boolean {
+  const { type, encoding } = shape(answer)
+  return answer.status === 200 && (validated.get(route) ?? []).some((v) => v.type === type && v.encoding === encoding && v.wire.equals(answer.wire))
+}
+
+function remember(route: Route, answer: Answer): void {
+  const list = validated.get(route) ?? []
+  list.push({ wire: answer.wire, ...shape(answer) })
+  if (list.length > 8) list.shift()
+  validated.set(route, list)
+}
+
+// One request of the route, validated; a post's acknowledgement is recorded.
+async function hit(http: HttpClient, route: Route, contract: Contract, target: Target, gzip: boolean, sample: Sample, acks: Acknowledgement[]): Promise<void> {
+  let answer
+  let token: string | undefined
+  if (route === 'post_message') {
+    const request = postRequest(Number(target.labels['rooms.hq']), target.cookie, gzip)
+    token = request.token
+    answer = await http.request({ method: 'POST', path: request.url, headers: request.headers, body: request.payload, decode: false })
+  } else {
+    answer = await http.request({ path: PATHS[route](target.labels), headers: { cookie: target.cookie, 'accept-encoding': gzip ? 'gzip' : 'identity' }, decode: false })
+  }
+  if (isFailure(answer)) {
+    sample.errors++
+    sample.errorReasons.add(`transport error: ${answer.error}`)
+    return
+  }
+  sample.timing.add(answer.headers['server-timing'])
+  // As the harness: bytes equal to one of the route's last 8 validated responses are not parsed again.
+  if (route !== 'post_message' && recentlyValid(route, answer)) {
+    sample.ok++
+    sample.latencies.push(answer.ms)
+    return
+  }
+  const verdict = checkResponse(contract, wireOf(answer), token)
+  if (verdict.failures.length > 0) {
+    for (const failure of verdict.failures) sample.invalid.add(failure)
+    return
+  }
+  if (route === 'post_message') acks.push({ id: Number(verdict.messageId), token })
+  else remember(route, answer)
+  sample.ok++
+  sample.latencies.push(answer.ms)
+}
+
+async function closedLoop(clients: number, secs: number, once: () => Promise<void>): Promise<number> {
+  const started = performance.now()
+  const end = started + secs * 1000
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (performance.now() < end) await once()
+  }))
+  return (performance.now() - started) / 1000
+}
+
+// The mixed profile's writer: at most `rate` posts a second, the next sent after the previous answer.
+async function writer(rate: number, secs: number, once: () => Promise<void>): Promise<void> {
+  const interval = Math.ceil(1000 / rate)
+  const end = performance.now() + secs * 1000
+  while (performance.now() < end) {
+    const started = performance.now()
+    await once()
+    await sleep(Math.max(0, interval - (performance.now() - started)))
+  }
+}
+
+interface RouteResult extends RouteRow {
+  warmup: { ok: number; errors: number; invalid: number; reasons: Record<string, number> }
+  server_timing: ReturnType<ServerTiming['summary']>
+  server_cpu_percent: number | null
+  server_cpu_ms_per_request: number | null
+  rps_per_server_core: number | null
+  generator_cpu_percent: number | null
+  generator_loop_lag: Lap['generator_loop_lag']
+  other_processes_cpu_percent: number | null
+  writer?: { ok: number; errors: number; invalid: number; reasons: Record<string, number> }
+}
+
+async function main(): Promise<void> {
+  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV)) return
+  const options = parseOptions(process.argv.slice(2))
+  const stamp = stampNow()
+  mkdirSync(options.out, { recursive: true })
+  let target: Target | null = null
+  const clients: HttpClient[] = []
+  const client = (base: string, sockets = 4) => {
+    const c = new HttpClient(base, sockets)
+    clients.push(c)
+    return c
+  }
+  const cleanup = async () => {
+    for (const c of clients) c.close()
+    if (target?.server) await stopServer(target.server)
+    if (target?.storage) rmSync(target.storage, { recursive: true, force: true })
+    target = null
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void cleanup().finally(() => process.exit(130)))
+  try {
+    target = await prepareTarget(options, stamp, (base) => client(base))
+    const db = new BetterSqlite3(target.dbPath, { readonly: true, fileMustExist: true })
+    db.pragma('busy_timeout = 10000')
+    const hq = Number(target.labels['rooms.hq'])
+    const mark = writeMark(db, hq)
+    const contracts = await prepareContracts(client(target.baseUrl), target, db, options.routes)
+    const meters = makeMeters(target.server?.pid ?? null)
+    const acks: Acknowledgement[] = []
+    const results: RouteResult[] = []
+    for (const route of options.routes) {
+      const contract = contracts.get(route)!
+      const http = client(target.baseUrl, options.clients + 2)
+      const warm = newSample()
+      await closedLoop(Math.min(4, options.clients), options.warmup, () => hit(http, route, contract, target!, options.gzip, warm, acks))
+      const sample = newSample()
+      const writerSample = newSample()
+      const writing = options.mixedWriteRate > 0 && route !== 'post_message' && contracts.has('post_message')
+      meters.lap()
+      const postContract = contracts.get('post_message')
+      const writerHttp = writing ? client(target.baseUrl, 2) : null
+      const [secs] = await Promise.all([
+        closedLoop(options.clients, options.duration, () => hit(http, route, contract, target!, options.gzip, sample, acks)),
+        writing ? writer(options.mixedWriteRate, options.duration, () => hit(writerHttp!, 'post_message', postContract!, target!, options.gzip, writerSample, acks)) : Promise.resolve(),
+      ])
+      const lap = meters.lap()
+      const result: RouteResult = {
+        route, clients: options.clients, rps: round(sample.ok / secs, 1), latency: percentiles(sample.latencies), ok: sample.ok, errors: sample.errors, invalid: sample.invalid.total,
+        reasons: { ...sample.invalid.counts, ...sample.errorReasons.counts },
+        warmup: { ok: warm.ok, errors: warm.errors, invalid: warm.invalid.total, reasons: { ...warm.invalid.counts, ...warm.errorReasons.counts } },
+        server_cpu_ms_per_request: lap.server_cpu_percent === null || sample.ok === 0 ? null : round((lap.server_cpu_percent / 100) * secs * 1000 / sample.ok, 3),
+        rps_per_server_core: lap.server_cpu_percent ? Math.round((sample.ok / secs) * 100 / lap.server_cpu_percent) : null,
+        server_timing: sample.timing.summary(), server_cpu_percent: lap.server_cpu_percent, generator_cpu_percent: lap.generator_cpu_percent,
+        generator_loop_lag: lap.generator_loop_lag, other_processes_cpu_percent: lap.other_processes_cpu_percent,
+        ...(writing ? { writer: { ok: writerSample.ok, errors: writerSample.errors, invalid: writerSample.invalid.total, reasons: { ...writerSample.invalid.counts, ...writerSample.errorReasons.counts } } } : {}),
+      }
+      results.push(result)
+      const l = result.latency
+      console.log(`  ${route.padEnd(14)} ${String(result.rps).padStart(9)} req/s  p50 ${l.p50_ms} / p95 ${l.p95_ms} / p99 ${l.p99_ms} ms  ok ${result.ok} errors ${result.errors} invalid ${result.invalid}${result.invalid + result.errors ? ' ' + JSON.stringify(result.reasons) : ''}  server ${lap.server_cpu_percent ?? '–'}% (${result.server_cpu_ms_per_request ?? '–'} ms CPU/request, ≈${result.rps_per_server_core ?? '–'} req/s per core) generator ${lap.generator_cpu_percent}% cores ${lap.core_busy_percent.join('/')}%${result.writer ? `  writer ok ${result.writer.ok} invalid ${result.writer.invalid}` : ''}`)
+    }
+    console.log(`bench:routes: auditing ${acks.length} acknowledged posts…`)
+    const audit = acks.length > 0 || options.routes.includes('post_message') ? auditWrites(db, { roomId: hq, ...mark, acknowledged: acks }) : []
+    const fixtureSize = { messages: db.prepare('SELECT COUNT(*) FROM messages').pluck().get() as number, users: db.prepare('SELECT COUNT(*) FROM users').pluck().get() as number }
+    db.close()
+    const failed = results.some((r) => r.errors + r.invalid + r.warmup.errors + r.warmup.invalid + (r.writer ? r.writer.errors + r.writer.invalid : 0) > 0) || audit.length > 0
+    const report = {
+      benchmark: 'routes', profile: options.mixedWriteRate > 0 ? 'mixed-read-write-v1' : 'read-and-post-v1', validation: 'route-contract-v1', stamp,
+      target: options.base ?? `${target.baseUrl} (started by this script)`, fixture: options.fixture ?? 'npm run seed dataset (harness-shaped)', fixture_size: fixtureSize,
+      options: { ...options, out: undefined, cookie: options.cookie ? '(given)' : null, password: options.password ? '(given)' : null },
+      machine: { cpus: cpus().length, node: process.version, pinned: { server: target.server ? '0' : null, generator: process.env[PINNED_ENV] ? '1' : null } },
+      routes: results, audit: { acknowledged: acks.length, failures: audit }, passed: !failed,
+      server_memory_end: target.server ? processMemory(target.server.pid) : null,
+    }
+    await cleanup()
+    const name = `routes-${stamp}`
+    const file = join(options.out, `${name}.json`)
+    writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
+    const title = `Routes profile (${report.profile}), ${options.clients} client${options.clients === 1 ? '' : 's'}, ${options.gzip ? 'gzip' : 'identity'} — ${stamp}`
+    const extra = [`Fixture: ${report.fixture} (${fixtureSize.messages.toLocaleString('en-US')} messages, ${fixtureSize.users.toLocaleString('en-US')} users).`, `Write audit: ${acks.length} acknowledged posts, ${audit.length === 0 ? 'ok' : audit.join('; ')}.`, `Validation: every warmup and timed response checked (route-contract-v1); ${report.passed ? 'all passed' : 'FAILURES above'}.`]
+    const markdown = writeRoutesReport(title, results, extra, options.out, name)
+    console.log(`bench:routes: ${report.passed ? 'passed' : 'FAILED'}; audit ${audit.length === 0 ? 'ok' : audit.join('; ')}\n  JSON: ${file}\n  report: ${markdown}`)
+    process.exitCode = report.passed ? 0 : 1
+  } catch (error) {
+    console.error(`bench:routes: ${(error as Error).stack ?? error}`)
+    await cleanup()
+    process.exitCode = 1
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main()
+
+export { hit, newSample, prepareContracts, type Target }

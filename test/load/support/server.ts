@@ -1,0 +1,187 @@
+// Running a benchmark the way bench:cable does: the generator re-executes itself pinned to core 1,
+// the server under test is a child process pinned to core 0, and every phase is timed with CPU
+// meters on both, the generator's event-loop lag, and every core's busy time (the machine may
+// be shared, and the report says so).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, type WriteStream } from 'node:fs'
+import net from 'node:net'
+import { cpus, tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
+import { CoreMeter, CpuMeter, processCpuSeconds, round, selfCpuSeconds } from './measure.ts'
+
+export const SERVER_CORE = '0'
+export const GENERATOR_CORE = '1'
+const RAISE_FILES = 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null'
+
+export function pinningAvailable(): boolean {
+  return cpus().length >= 2 && (existsSync('/usr/bin/taskset') || existsSync('/bin/taskset'))
+}
+
+// Re-runs `script` with the same arguments on the generator's core; true when it did (the caller
+// then returns and lets the child run).
+export function reexecPinned(script: string, root: string, envFlag: string): boolean {
+  if (process.env[envFlag] || process.argv.includes('--no-pin') || !pinningAvailable()) return false
+  const child = spawn('sh', ['-c', `${RAISE_FILES}; exec taskset -c ${GENERATOR_CORE} "$0" "$@"`, process.execPath, '--import', 'tsx', script, ...process.argv.slice(2)], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, [envFlag]: '1' },
+  })
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal))
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)))
+  return true
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+// A private copy of a fixture's storage folder (the database and its secret), so a run's posts
+// never change the fixture itself.
+export function copyStorage(storage: string): string {
+  const copy = mkdtempSync(join(tmpdir(), `campfire-bench-${basename(storage)}-`))
+  mkdirSync(join(copy, 'db'))
+  for (const name of ['db/production.sqlite3', 'secret_key_base']) {
+    if (existsSync(join(storage, name))) cpSync(join(storage, name), join(copy, name))
+  }
+  return copy
+}
+
+export interface ServerChild {
+  child: ChildProcess
+  pid: number
+  baseUrl: string
+  log: WriteStream
+  logPath: string
+  logTail: () => string
+}
+
+// How the server under test runs: as `npm start` does (compiled into dist/ by the checkout's own
+// build script, then plain node) when the checkout has one, else its sources under tsx.
+export function serverCommand(serverDir: string, tsx: boolean): string[] {
+  const build = join(serverDir, 'server', 'build', 'server.ts')
+  if (tsx || !existsSync(build)) return ['--import', 'tsx', 'server/main.ts']
+  execFileSync(process.execPath, ['--import', 'tsx', build], { cwd: serverDir, stdio: 'ignore' })
+  return ['--enable-source-maps', 'dist/main.js']
+}
+
+// Starts the server of `serverDir` on its own core, on a free loopback port.
+export async function startServer(serverDir: string, storage: string, logPath: string, env: Record<string, string> = {}, tsx = process.argv.includes('--tsx')): Promise<ServerChild> {
+  const port = await freePort()
+  const pin = pinningAvailable() ? `taskset -c ${SERVER_CORE} ` : ''
+  const child = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin}"$0" "$@"`, process.execPath, ...serverCommand(serverDir, tsx)], {
+    cwd: serverDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      CAMPFIRE_STORAGE_PATH: storage,
+      RAILS_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DISABLE_SSL: 'true',
+      HTTP_PORT: String(port),
+      HTTP_BIND: '127.0.0.1',
+      ...env,
+    },
+  })
+  const log = createWriteStream(logPath)
+  let tail = ''
+  const onData = (chunk: Buffer) => {
+    log.write(chunk)
+    tail = (tail + chunk.toString()).slice(-8000)
+  }
+  child.stdout!.on('data', onData)
+  child.stderr!.on('data', onData)
+  const server = { child, pid: child.pid!, baseUrl: `http://127.0.0.1:${port}`, log, logPath, logTail: () => tail }
+  await waitForUp(server, 120_000)
+  return server
+}
+
+async function waitForUp(server: ServerChild, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`server exited (${server.child.exitCode ?? server.child.signalCode}):\n${server.logTail()}`)
+    try {
+      const response = await fetch(`${server.baseUrl}/up`, { signal: AbortSignal.timeout(2000) })
+      if (response.status === 200) return
+    } catch {
+      // not listening yet
+    }
+    await sleep(100)
+  }
+  throw new Error(`server did not answer /up within ${timeoutMs} ms:\n${server.logTail()}`)
+}
+
+export async function stopServer(server: ServerChild, graceMs = 20_000): Promise<string> {
+  const { child } = server
+  if (child.exitCode !== null || child.signalCode !== null) return `already exited (${child.exitCode ?? child.signalCode})`
+  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `exit ${code}`)))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+  const how = await exited
+  clearTimeout(timer)
+  await new Promise<void>((resolve) => server.log.end(resolve))
+  return how
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+export function stampNow(): string {
+  return new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+}
+
+export interface LoopLag {
+  p50_ms: number
+  p99_ms: number
+  max_ms: number
+  mean_ms: number
+}
+
+const LAG_RESOLUTION_MS = 5
+
+// The histogram holds the time between ticks of a LAG_RESOLUTION_MS timer; the lag is the excess.
+function lagOf(histogram: IntervalHistogram): LoopLag {
+  const ms = (ns: number) => round(Math.max(0, ns / 1e6 - LAG_RESOLUTION_MS))
+  const result = { p50_ms: ms(histogram.percentile(50)), p99_ms: ms(histogram.percentile(99)), max_ms: ms(histogram.max), mean_ms: ms(histogram.mean) }
+  histogram.reset()
+  return result
+}
+
+export interface Lap {
+  server_cpu_percent: number | null
+  generator_cpu_percent: number | null
+  generator_loop_lag: LoopLag
+  core_busy_percent: number[]
+  // What processes other than these two used, in percent of one core.
+  other_processes_cpu_percent: number | null
+}
+
+export interface Meters {
+  lap(): Lap
+}
+
+export function makeMeters(serverPid: number | null): Meters {
+  const server = serverPid === null ? null : new CpuMeter(() => processCpuSeconds(serverPid))
+  const self = new CpuMeter(selfCpuSeconds)
+  const loop = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS })
+  loop.enable()
+  const machine = new CoreMeter()
+  return {
+    lap: () => {
+      const serverCpu = server?.lap() ?? null
+      const generator = self.lap()
+      const cores = machine.lap()
+      const total = cores.reduce((sum, value) => sum + value, 0)
+      const others = serverCpu === null || generator === null ? null : round(Math.max(0, total - serverCpu - generator), 1)
+      return { server_cpu_percent: serverCpu, generator_cpu_percent: generator, generator_loop_lag: lagOf(loop), core_busy_percent: cores, other_processes_cpu_percent: others }
+    },
+  }
+}
