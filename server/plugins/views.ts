@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin'
-import { projectPath } from '../lib/paths.ts'
 import type { FastifyReply } from 'fastify'
 import type { Config } from '../config.ts'
-import { Assets } from '../rendering/assets.ts'
+import { Assets, type Asset } from '../rendering/assets.ts'
+import { ASSETS_OUT, ensureAssets } from '../build/assets.ts'
 import { createTemplates } from '../rendering/templates.ts'
 import { createHelpers, type Helpers } from '../rendering/helpers/index.ts'
 import { createMessageRenderer, type MessageRenderer } from '../rendering/messages.ts'
@@ -28,7 +28,6 @@ declare module 'fastify' {
 }
 
 const FLASH_COOKIE = 'flash'
-const PUBLIC_DIRS = ['css', 'images'].map((dir) => projectPath('public', dir))
 
 function readFlash(value: string | undefined): Flash {
   if (!value) return {}
@@ -47,13 +46,14 @@ function readFlash(value: string | undefined): Flash {
 export default fp(
   async function views(app, options: { config: Config }) {
     const eta = createTemplates()
-    const assets = new Assets(PUBLIC_DIRS)
+    ensureAssets()
+    const assets = new Assets(ASSETS_OUT)
     const helpers = createHelpers(app.signing)
     app.decorate('assets', assets)
     app.decorate('helpers', helpers)
     app.decorate(
       'messageRenderer',
-      createMessageRenderer({ eta, helpers, signing: app.signing, findPeople: (ids) => app.store.read((m) => m.users.people(ids)) }),
+      createMessageRenderer({ eta, helpers, signing: app.signing, assetPath: (name) => assets.path(name), findPeople: (ids) => app.store.read((m) => m.users.people(ids)) }),
     )
     app.decorate('renderPartial', (template: string, data: Record<string, unknown> = {}) => eta.render(template, { ...data, h: helpers }))
 
@@ -74,6 +74,8 @@ export default fp(
         flash,
         version: options.config.version,
         stylesheets: assets.stylesheets(),
+        javascript: assets.path('application.js'),
+        asset: (name: string) => assets.path(name),
         vapidPublicKey: options.config.vapid?.publicKey ?? '',
       })
     })
@@ -82,16 +84,54 @@ export default fp(
       return this.code(status).type('text/html; charset=utf-8').send(this.renderView(template, data))
     })
 
-    app.get('/assets/:file', { config: { allowUnauthenticated: true } }, async (request, reply) => {
+    app.get('/assets/*', { config: { allowUnauthenticated: true } }, async (request, reply) => {
       const asset = assets.find(request.url.split('?')[0]!)
       if (!asset) return reply.sendError(404)
-      const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))
-      reply.header('cache-control', 'public, max-age=31536000, immutable').header('etag', asset.etag).header('vary', 'accept-encoding')
-      if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send()
-      reply.type(asset.contentType)
-      if (gzip) reply.header('content-encoding', 'gzip')
-      return reply.send(gzip ? asset.gzip : asset.body)
+      reply.header('cache-control', 'public, max-age=31536000, immutable')
+      return sendAsset(request.headers, reply, asset)
+    })
+
+    // The PWA manifest: the account's name, our icon, and shortcuts to a new room and the profile.
+    app.get('/webmanifest', { config: { allowUnauthenticated: true } }, webmanifest)
+    app.get('/webmanifest.json', { config: { allowUnauthenticated: true } }, webmanifest)
+    async function webmanifest(_request: unknown, reply: FastifyReply) {
+      const name = app.store.read((m) => m.accounts.first())?.name ?? 'Campfire'
+      const icon = assets.path('images/campfire.svg')
+      return reply.type('application/manifest+json; charset=utf-8').header('cache-control', 'no-cache').send({
+        name,
+        short_name: name,
+        icons: [
+          { src: icon, sizes: 'any', type: 'image/svg+xml' },
+          { src: icon, sizes: 'any', type: 'image/svg+xml', purpose: 'maskable' },
+        ],
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        theme_color: '#ffffff',
+        background_color: '#ffffff',
+        shortcuts: [
+          { name: 'New chat room', url: '/rooms/opens/new' },
+          { name: 'My profile', url: '/users/me/profile' },
+        ],
+      })
+    }
+
+    // The service worker keeps one URL (its scope is the whole site) and is always rechecked.
+    app.get('/service-worker.js', { config: { allowUnauthenticated: true } }, async (request, reply) => {
+      reply.header('cache-control', 'no-cache').header('service-worker-allowed', '/')
+      return sendAsset(request.headers, reply, assets.file('service-worker.js')!)
     })
   },
   { name: 'views', dependencies: ['database', 'auth'] },
 )
+
+function sendAsset(headers: Record<string, string | string[] | undefined>, reply: FastifyReply, asset: Asset): FastifyReply {
+  const accepted = String(headers['accept-encoding'] ?? '')
+  reply.header('etag', asset.etag).header('vary', 'accept-encoding')
+  if (headers['if-none-match'] === asset.etag) return reply.code(304).send()
+  reply.type(asset.contentType)
+  if (asset.brotli && /\bbr\b/.test(accepted)) return reply.header('content-encoding', 'br').send(asset.brotli)
+  if (asset.gzip && /\bgzip\b/.test(accepted)) return reply.header('content-encoding', 'gzip').send(asset.gzip)
+  return reply.send(asset.body)
+}
+

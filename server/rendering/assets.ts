@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
-import { basename, extname, join } from 'node:path'
-import { gzipSync } from 'node:zlib'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { extname, join, relative, sep } from 'node:path'
 
 export interface Asset {
   path: string
   contentType: string
   body: Buffer
-  gzip: Buffer
+  gzip?: Buffer
+  brotli?: Buffer
   etag: string
 }
 
@@ -17,43 +17,41 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.webp': 'image/webp',
-  '.mp3': 'audio/mpeg',
+  '.ico': 'image/x-icon',
 }
 
-// Files under public/ are served as /assets/<name>-<digest><ext>, read and compressed once at
-// boot, so their URLs can be cached forever.
+// The built assets (server/build/assets.ts) are served as /assets/<dir>/<name>-<digest><ext>,
+// read once at boot with their precompressed .gz and .br twins, so their URLs can be cached forever.
 export class Assets {
   private readonly byLogical = new Map<string, Asset>()
   private readonly byPath = new Map<string, Asset>()
 
-  constructor(dirs: string[]) {
-    for (const dir of dirs) this.load(dir)
+  constructor(dir: string) {
+    for (const file of listFiles(dir)) this.add(dir, file)
   }
 
-  private load(dir: string): void {
-    let files: string[]
-    try {
-      files = readdirSync(dir)
-    } catch {
-      return
-    }
-    for (const file of files) {
-      const ext = extname(file)
-      const contentType = TYPES[ext]
-      if (!contentType) continue
-      const body = readFileSync(join(dir, file))
-      const digest = createHash('sha256').update(body).digest('hex').slice(0, 12)
-      const path = `/assets/${basename(file, ext)}-${digest}${ext}`
-      const asset = { path, contentType, body, gzip: gzipSync(body, { level: 9 }), etag: `"${digest}"` }
-      this.byLogical.set(file, asset)
-      this.byPath.set(path, asset)
-    }
+  private add(dir: string, file: string): void {
+    const ext = extname(file)
+    const contentType = TYPES[ext]
+    if (!contentType) return
+    const logical = relative(dir, file).split(sep).join('/')
+    const body = readFileSync(file)
+    const digest = createHash('sha256').update(body).digest('hex').slice(0, 12)
+    const path = `/assets/${logical.slice(0, -ext.length)}-${digest}${ext}`
+    const asset: Asset = { path, contentType, body, etag: `"${digest}"`, gzip: readIfThere(`${file}.gz`), brotli: readIfThere(`${file}.br`) }
+    this.byLogical.set(logical, asset)
+    this.byPath.set(path, asset)
   }
 
   path(logical: string): string {
     const asset = this.byLogical.get(logical)
     if (!asset) throw new Error(`unknown asset ${logical}`)
     return asset.path
+  }
+
+  // The undigested file, for the few URLs that must stay put (the service worker).
+  file(logical: string): Asset | undefined {
+    return this.byLogical.get(logical)
   }
 
   find(path: string): Asset | undefined {
@@ -63,4 +61,18 @@ export class Assets {
   stylesheets(): string[] {
     return [...this.byLogical.entries()].filter(([name]) => name.endsWith('.css')).map(([, asset]) => asset.path)
   }
+}
+
+function readIfThere(file: string): Buffer | undefined {
+  return existsSync(file) ? readFileSync(file) : undefined
+}
+
+function listFiles(dir: string): string[] {
+  let entries
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return []
+  }
+  return entries.flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)]))
 }

@@ -11,6 +11,8 @@ export interface MessageRendererDeps {
   helpers: Helpers
   signing: RailsSigning
   findPeople: (ids: number[]) => Person[]
+  // The served URL of a built asset (sound cards are drawn by server/build/sound-images.ts).
+  assetPath?: (name: string) => string
 }
 
 // Message HTML is the same for every viewer (permalinks are absolute, so the origin is part
@@ -25,7 +27,7 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
   }
 
   function renderMention(person: Person, sgid: string): string {
-    return `<div class="mention" sgid="${escapeHtml(sgid)}">\n  ${eta.render('/users/_avatar', { h: helpers, user: person }).trim()}\n  ${escapeHtml(person.name)}\n</div>`
+    return `<div class="mention" sgid="${escapeHtml(sgid)}" data-user-id="${person.id}">\n  ${eta.render('/users/_avatar', { h: helpers, user: person }).trim()}\n  ${escapeHtml(person.name)}\n</div>`
   }
 
   function textPresentation(message: MessageDisplay): string {
@@ -53,10 +55,12 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
   }
 
   function soundPresentation(sound: NonNullable<ReturnType<typeof soundFor>>): string {
+    const image = sound.image ? sound.image.file.replace(/\.webp$/, '.svg') : ''
     const visual = sound.image
-      ? `<img src="/sounds/${escapeHtml(sound.image.file)}" width="${sound.image.width}" height="${sound.image.height}" class="align--middle" alt="">`
+      ? `<img src="${escapeHtml(deps.assetPath ? deps.assetPath(image) : `/${image}`)}" width="${sound.image.width}" height="${sound.image.height}" class="align--middle" alt="${escapeHtml(sound.name)}">`
       : escapeHtml(sound.text ?? '')
-    return `<div class="sound" data-controller="sound" data-action="messages:play->sound#play" data-sound-url-value="/sounds/${escapeHtml(sound.name)}.mp3"><button class="btn btn--plain" data-action="sound#play">🔊</button>${visual}</div>`
+    // The audio is synthesized in the browser (public/js/models/sound_synth.ts) from the name.
+    return `<div class="sound" data-controller="sound" data-action="messages:play->sound#play" data-sound-name-value="${escapeHtml(sound.name)}"><button class="btn btn--plain" data-action="sound#play" aria-label="Play ${escapeHtml(sound.name)}">🔊</button>${visual}</div>`
   }
 
   function presentation(message: MessageDisplay): { html: string; emoji: boolean } {

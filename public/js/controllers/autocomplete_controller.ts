@@ -1,0 +1,130 @@
+import { Controller } from '@hotwired/stimulus'
+import { unescapeText } from '../helpers/html.ts'
+import { debounce } from '../helpers/timing.ts'
+import { Current } from '../lib/current.ts'
+
+interface Person { name: string; value: number; avatar_url: string }
+
+// Picking people for a new Ping: type to search (debounced), choose with the arrow keys and
+// Enter or a click; each choice becomes a pill and an option of the hidden <select>, and
+// Backspace in the empty field removes the last pill.
+export default class AutocompleteController extends Controller<HTMLElement> {
+  static targets = ['select', 'input']
+  static values = { url: String }
+  declare readonly selectTarget: HTMLSelectElement
+  declare readonly inputTarget: HTMLInputElement
+  declare readonly urlValue: string
+
+  private list: HTMLUListElement | null = null
+  private results: Person[] = []
+  private active = 0
+
+  search = debounce(() => void this.load(), 300)
+
+  disconnect(): void {
+    this.list?.remove()
+    this.list = null
+  }
+
+  didPressKey(event: KeyboardEvent): void {
+    if (event.key === 'Backspace' && this.inputTarget.value === '') {
+      const last = [...this.selectTarget.options].at(-1)
+      if (last) this.removeValue(last.value)
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault()
+      this.highlight(this.active + (event.key === 'ArrowDown' ? 1 : -1))
+    } else if (event.key === 'Enter' && this.list && this.results.length > 0) {
+      event.preventDefault()
+      this.choose(this.results[this.active]!)
+    } else if (event.key === 'Escape') {
+      this.close()
+    }
+  }
+
+  remove(event: Event): void {
+    const value = (event.currentTarget as HTMLElement).dataset.value
+    if (value) this.removeValue(value)
+  }
+
+  private async load(): Promise<void> {
+    const query = this.inputTarget.value.trim()
+    if (query === '') return this.close()
+    const url = new URL(this.urlValue, location.href)
+    url.searchParams.set('query', query)
+    const response = await fetch(url, { headers: { accept: 'application/json' }, credentials: 'same-origin' }).catch(() => null)
+    if (!response?.ok) return
+    const chosen = new Set([...this.selectTarget.options].map((o) => o.value))
+    this.results = ((await response.json()) as Person[]).filter((p) => p.value !== Current.userId && !chosen.has(String(p.value)))
+    this.render()
+  }
+
+  private render(): void {
+    this.list ??= this.createList()
+    this.list.replaceChildren(...this.results.map((person, index) => {
+      const option = document.createElement('li')
+      option.setAttribute('role', 'option')
+      option.className = 'autocomplete__option flex align-center gap'
+      option.id = `autocomplete_option_${person.value}`
+      const img = document.createElement('img')
+      img.src = person.avatar_url
+      img.alt = ''
+      img.className = 'avatar'
+      option.append(img, document.createTextNode(unescapeText(person.name)))
+      option.addEventListener('mousedown', (event) => {
+        event.preventDefault()
+        this.choose(person)
+      })
+      option.addEventListener('mouseenter', () => this.highlight(index))
+      return option
+    }))
+    this.list.hidden = this.results.length === 0
+    this.highlight(0)
+  }
+
+  private createList(): HTMLUListElement {
+    const list = document.createElement('ul')
+    list.className = 'autocomplete__list border shadow'
+    list.setAttribute('role', 'listbox')
+    this.element.append(list)
+    this.inputTarget.setAttribute('role', 'combobox')
+    this.inputTarget.setAttribute('aria-expanded', 'true')
+    return list
+  }
+
+  private highlight(index: number): void {
+    if (!this.list || this.results.length === 0) return
+    this.active = (index + this.results.length) % this.results.length
+    for (const [i, option] of [...this.list.children].entries()) option.setAttribute('aria-selected', String(i === this.active))
+  }
+
+  private choose(person: Person): void {
+    const template = document.getElementById(this.selectTarget.dataset.templateId ?? 'autocompletable-user') as HTMLTemplateElement | null
+    const name = unescapeText(person.name)
+    const option = new Option(name, String(person.value), true, true)
+    this.selectTarget.append(option)
+    if (template) {
+      const pill = template.content.firstElementChild!.cloneNode(true) as HTMLElement
+      pill.dataset.value = String(person.value)
+      pill.querySelector<HTMLImageElement>('[data-content="avatar"]')!.src = person.avatar_url
+      pill.querySelector('[data-content="label"]')!.textContent = name
+      pill.querySelector('[data-content="screenReaderLabel"]')!.textContent = name
+      pill.querySelector<HTMLElement>('button')!.dataset.value = String(person.value)
+      this.inputTarget.before(pill)
+    }
+    this.inputTarget.value = ''
+    this.close()
+    this.inputTarget.focus()
+  }
+
+  private removeValue(value: string): void {
+    this.selectTarget.querySelector(`option[value="${CSS.escape(value)}"]`)?.remove()
+    this.element.querySelector(`.autocomplete__pill[data-value="${CSS.escape(value)}"]`)?.remove()
+    this.inputTarget.focus()
+  }
+
+  private close(): void {
+    this.results = []
+    if (this.list) this.list.hidden = true
+    this.inputTarget.setAttribute('aria-expanded', 'false')
+  }
+}

@@ -1,0 +1,108 @@
+import { Controller } from '@hotwired/stimulus'
+import type { Subscription } from '@rails/actioncable'
+import { Current } from '../lib/current.ts'
+import { subscribe } from '../lib/cable.ts'
+import { reloadFrame } from '../lib/frame_reload.ts'
+
+interface FrameElement extends HTMLElement {
+  reload(): void
+  loaded: Promise<void>
+}
+
+// The sidebar's room list: marks rooms unread as messages arrive elsewhere and read when this
+// person looks at them, and reloads itself whenever the unread channel (re)connects: once per
+// real connection (not again on a duplicate connect callback), only for the newest subscription,
+// and never before the frame's first load has finished (it waits for it instead).
+export default class RoomsListController extends Controller<FrameElement> {
+  static targets = ['room']
+  static classes = ['unread']
+
+  declare readonly roomTargets: HTMLElement[]
+  declare readonly unreadClass: string
+
+  private subscription: Subscription | null = null
+  private disconnected = true
+  private firstLoadDone = false
+  private reloadWhenLoaded = false
+
+  connect(): void {
+    document.addEventListener('turbo:load', this.markCurrent)
+    if (!this.element.getAttribute('src')) this.firstLoadDone = true
+    // A permanent frame is moved, not rebuilt, on navigation: keep listening through the move.
+    if (this.subscription) return
+    const controller = this
+    const subscription: Subscription = subscribe({ channel: 'UnreadRoomsChannel' }, {
+      connected() {
+        if (subscription === controller.subscription) controller.channelConnected()
+      },
+      disconnected() {
+        if (subscription === controller.subscription) controller.disconnected = true
+      },
+      received(data: { roomId: number }) {
+        if (subscription === controller.subscription) controller.unread(data.roomId)
+      },
+    })
+    this.subscription = subscription
+  }
+
+  disconnect(): void {
+    document.removeEventListener('turbo:load', this.markCurrent)
+    setTimeout(() => {
+      if (this.element.isConnected) return
+      this.subscription?.unsubscribe()
+      this.subscription = null
+      this.disconnected = true
+    }, 0)
+  }
+
+  loaded(): void {
+    this.firstLoadDone = true
+    if (this.reloadWhenLoaded) {
+      this.reloadWhenLoaded = false
+      reloadFrame(this.element)
+      return
+    }
+    if (Current.roomId !== null) this.markRead(Current.roomId)
+    this.markCurrent()
+  }
+
+  // The sidebar survives navigation (it is permanent), so the current room is marked again on
+  // every page load.
+  markCurrent = (): void => {
+    for (const room of this.roomTargets) {
+      if (Number(room.dataset.roomId) === Current.roomId) room.setAttribute('aria-current', 'page')
+      else room.removeAttribute('aria-current')
+    }
+  }
+
+  read(event: CustomEvent<{ roomId: number }>): void {
+    this.markRead(event.detail.roomId)
+  }
+
+  private channelConnected(): void {
+    if (!this.disconnected) return
+    this.disconnected = false
+    // Anything marked unread before the channel was listening is only in a fresh copy.
+    if (!this.element.getAttribute('src')) return
+    if (this.firstLoadDone) reloadFrame(this.element)
+    else this.reloadWhenLoaded = true
+  }
+
+  private markRead(roomId: number): void {
+    const room = this.find(roomId)
+    if (!room) return
+    room.classList.remove(this.unreadClass)
+    this.dispatch('read', { target: window, detail: { targetId: room.id } })
+  }
+
+  private unread(roomId: number): void {
+    const room = this.find(roomId)
+    if (!room) return
+    if (Current.roomId !== roomId || document.visibilityState === 'hidden') room.classList.add(this.unreadClass)
+    this.dispatch('unread', { target: window, detail: { targetId: room.id } })
+  }
+
+  private find(roomId: number): HTMLElement | undefined {
+    return this.roomTargets.find((room) => Number(room.dataset.roomId) === Number(roomId))
+  }
+}

@@ -1,0 +1,29 @@
+import { Controller } from '@hotwired/stimulus'
+import { MessageFormatter } from '../models/message_formatter.ts'
+
+// Search results: formatted for the viewer without threading (each shows its author and room),
+// scrolled to the newest.
+export default class SearchResultsController extends Controller<HTMLElement> {
+  static targets = ['messages', 'message']
+  static classes = ['me', 'threaded', 'mentioned', 'formatted']
+  declare readonly meClass: string
+  declare readonly mentionedClass: string
+  declare readonly formattedClass: string
+
+  private formatter!: MessageFormatter
+
+  initialize(): void {
+    this.formatter = new MessageFormatter(
+      { firstOfDay: 'message--first-of-day', formatted: this.formattedClass, me: this.meClass, mentioned: this.mentionedClass, threaded: 'message--threaded' },
+      { threading: false },
+    )
+  }
+
+  connect(): void {
+    requestAnimationFrame(() => (this.element.scrollTop = this.element.scrollHeight))
+  }
+
+  messageTargetConnected(message: HTMLElement): void {
+    this.formatter.format(message)
+  }
+}

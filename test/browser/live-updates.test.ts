@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Browser } from 'playwright-core'
+import { chromiumAvailable, launchBrowser, openTab, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
+import { startCampfire, type Campfire } from './support/campfire.ts'
+
+// Two people, David and Jason, each in their own browser context, looking at the same room.
+describe('two tabs in a real browser', { skip: !chromiumAvailable() && 'chromium is not installed' }, () => {
+  let campfire: Campfire
+  let browser: Browser
+  let david: Tab
+  let jason: Tab
+  let roomPath: string
+  const cleanups: (() => Promise<void> | void)[] = []
+
+  before(async () => {
+    const t = { after: (fn: () => Promise<void> | void) => void cleanups.push(fn) }
+    campfire = await startCampfire(t)
+    browser = await launchBrowser(t)
+    roomPath = `/rooms/${campfire.labels['rooms.watercooler']}`
+    david = await openTab(browser, campfire.baseUrl)
+    jason = await openTab(browser, campfire.baseUrl)
+    await signIn(david, 'david@37signals.com')
+    await signIn(jason, 'jason@37signals.com')
+    for (const tab of [david, jason]) {
+      await tab.page.goto(roomPath)
+      await waitUntilLive(tab.page)
+    }
+  })
+
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup()
+  })
+
+  const messageIn = (tab: Tab, text: string) => tab.page.locator('#message-area .message', { hasText: text })
+
+  test('exchange live messages, each shown at once to its sender and replaced by the server copy', async () => {
+    await sendMessage(david.page, 'Hello from David’s tab')
+    await messageIn(jason, 'Hello from David’s tab').waitFor()
+    await sendMessage(jason.page, 'Hello back from Jason')
+    await messageIn(david, 'Hello back from Jason').waitFor()
+
+    const mine = messageIn(david, 'Hello from David’s tab')
+    await mine.and(david.page.locator('[data-message-id]')).waitFor()
+    assert.equal(await mine.count(), 1)
+    assert.match(await mine.getAttribute('class') ?? '', /message--me/)
+    assert.doesNotMatch(await messageIn(jason, 'Hello from David’s tab').getAttribute('class') ?? '', /message--me/)
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('show who is typing, and offer the room’s people after @', async () => {
+    const editor = jason.page.getByRole('textbox', { name: 'Write a message' })
+    await editor.click()
+    await editor.pressSequentially('Thinking about it')
+    await david.page.getByText('Jason Fried is typing…').waitFor()
+    await jason.page.keyboard.press('ControlOrMeta+a')
+    await jason.page.keyboard.press('Backspace')
+    await david.page.getByText('Jason Fried is typing…').waitFor({ state: 'hidden' })
+
+    const davidsEditor = david.page.getByRole('textbox', { name: 'Write a message' })
+    await davidsEditor.click()
+    await davidsEditor.pressSequentially('Over to you @Jason F')
+    await david.page.locator('.lexxy-prompt-menu--visible', { hasText: 'Jason Fried' }).waitFor()
+    await david.page.locator('.lexxy-prompt-menu--visible', { hasText: 'Zimdars' }).waitFor({ state: 'hidden' })
+    await david.page.keyboard.press('Enter')
+    await david.page.locator('#composer .mention, #composer action-text-attachment').first().waitFor()
+    await david.page.keyboard.press('Enter')
+    const mention = messageIn(jason, 'Over to you').and(jason.page.locator('[data-message-id]'))
+    await mention.waitFor()
+    assert.match(await mention.getAttribute('class') ?? '', /message--mentioned/)
+    assert.equal(await mention.locator('.mention').count(), 1)
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('load older messages when scrolled to the top, and copy a message’s permalink', async () => {
+    const messages = jason.page.locator('#message-area .messages > .message[data-message-id]')
+    const before = await messages.count()
+    await jason.page.locator('#message-area .messages').evaluate((list) => list.scrollTo({ top: 0 }))
+    await jason.page.waitForFunction(`document.querySelectorAll('#message-area .messages > .message[data-message-id]').length > ${before}`)
+
+    const message = messageIn(jason, 'Hello from David’s tab')
+    await message.scrollIntoViewIfNeeded()
+    await message.hover()
+    await message.locator('.message__options-btn').click()
+    await message.getByRole('button', { name: 'Copy link' }).click()
+    await message.locator('.btn--success').waitFor()
+    const copied = String(await jason.page.evaluate('navigator.clipboard.readText()'))
+    assert.match(copied, new RegExp(`^${campfire.baseUrl}/rooms/\\d+/@\\d+$`))
+    await jason.page.keyboard.press('Escape')
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('show edits and deletions live in the other tab', async () => {
+    await sendMessage(david.page, 'A message with a typo')
+    const message = messageIn(david, 'A message with a typo').and(david.page.locator('[data-message-id]'))
+    await message.waitFor()
+    await messageIn(jason, 'A message with a typo').waitFor()
+
+    await message.hover()
+    await message.locator('.message__options-btn').click()
+    await message.getByRole('link', { name: 'Edit' }).click()
+    const editor = david.page.getByRole('textbox', { name: 'Edit message' })
+    await editor.click()
+    await david.page.keyboard.press('ControlOrMeta+a')
+    await editor.pressSequentially('A message without a typo')
+    await david.page.getByRole('button', { name: 'Save changes' }).click()
+    await messageIn(jason, 'A message without a typo').waitFor()
+    await messageIn(david, 'A message without a typo').waitFor()
+
+    const edited = messageIn(david, 'A message without a typo')
+    await edited.hover()
+    await edited.locator('.message__options-btn').click()
+    await edited.getByRole('link', { name: 'Edit' }).click()
+    david.page.once('dialog', (dialog) => void dialog.accept())
+    await david.page.getByRole('button', { name: 'Delete message' }).click()
+    await messageIn(jason, 'A message without a typo').waitFor({ state: 'detached' })
+    await messageIn(david, 'A message without a typo').waitFor({ state: 'detached' })
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('neutralise a stored-XSS payload typed into the editor', async () => {
+    const payload = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
+    await sendMessage(david.page, payload)
+    for (const tab of [david, jason]) {
+      const message = messageIn(tab, '<img src=x onerror').and(tab.page.locator('[data-message-id]'))
+      await message.waitFor()
+      assert.equal(await message.locator('script, img[src="x"], [onerror]').count(), 0)
+      assert.equal(await tab.page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss), undefined)
+    }
+    await jason.page.reload()
+    await waitUntilLive(jason.page)
+    await messageIn(jason, '<img src=x onerror').waitFor()
+    assert.equal(await jason.page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss), undefined)
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('show a room created in one tab in the other tab’s sidebar at once, unread until visited', async () => {
+    await jason.page.locator('#shared_rooms .room').first().waitFor()
+    await david.page.getByRole('link', { name: 'New Chat Room' }).click()
+    await david.page.getByRole('textbox', { name: 'Name this room' }).fill('Browser Testing')
+    await david.page.getByRole('button', { name: 'Save' }).click()
+    await david.page.waitForURL(/\/rooms\/\d+$/)
+    const newRoom = jason.page.locator('#shared_rooms').getByRole('link', { name: 'Browser Testing' })
+    await newRoom.waitFor()
+
+    await waitUntilLive(david.page)
+    await sendMessage(david.page, 'First words in the new room')
+    await jason.page.locator('#shared_rooms .room.unread', { hasText: 'Browser Testing' }).waitFor()
+    await newRoom.click()
+    await messageIn(jason, 'First words in the new room').waitFor()
+    await jason.page.locator('#shared_rooms .room[aria-current="page"]:not(.unread)', { hasText: 'Browser Testing' }).waitFor()
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('start a Ping by picking a person from the autocomplete, keeping the picker through a sidebar reload', async () => {
+    await jason.page.goto(roomPath)
+    await waitUntilLive(jason.page)
+    await jason.page.getByRole('link', { name: 'New Ping' }).click()
+    const field = jason.page.locator('#rooms_direct_user_ids_input')
+    await field.pressSequentially('Kev')
+    await jason.page.getByRole('option', { name: 'Kevin McConnell' }).click()
+    await jason.page.locator('.autocomplete__pill', { hasText: 'Kevin McConnell' }).waitFor()
+    const picker = await jason.page.locator('turbo-frame#direct_rooms_control').elementHandle()
+    // The sidebar reloads itself when the tab comes back after a while (and after reconnects).
+    const reloaded = jason.page.waitForResponse((r) => r.url().endsWith('/users/me/sidebar'))
+    await jason.page.evaluate("window.dispatchEvent(new CustomEvent('refresh-room:visible'))")
+    await reloaded
+    await jason.page.waitForTimeout(300)
+    assert.equal(await picker!.evaluate((node) => node.isConnected), true)
+    await jason.page.locator('.autocomplete__pill', { hasText: 'Kevin McConnell' }).waitFor()
+    await jason.page.getByRole('button', { name: 'Start Ping' }).click()
+    await jason.page.waitForURL(/\/rooms\/\d+$/)
+    await jason.page.locator('#nav h1', { hasText: 'Kevin McConnell' }).waitFor()
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('search finds a message and links back to it', async () => {
+    await david.page.goto(roomPath)
+    await waitUntilLive(david.page)
+    await david.page.getByRole('link', { name: 'Search' }).click()
+    const box = david.page.getByRole('searchbox', { name: 'search' })
+    await box.fill('Jason')
+    await box.press('Enter')
+    await david.page.waitForURL(/\/searches\?q=Jason/)
+    const result = david.page.locator('#search-results .message', { hasText: 'Hello back from Jason' })
+    await result.waitFor()
+    await result.locator('.message__permalink').click()
+    await david.page.waitForURL(/\/rooms\/\d+\/@\d+$/)
+    await david.page.locator('.message.search-highlight', { hasText: 'Hello back from Jason' }).waitFor()
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+})

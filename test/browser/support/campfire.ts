@@ -1,0 +1,44 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ROOT, startServer, stopServer, type ServerProcess } from '../../support/server-process.ts'
+
+export const SECRET_KEY_BASE = 'c'.repeat(64) + 'd'.repeat(64)
+export const PASSWORD = 'secret123456'
+
+export interface Campfire {
+  baseUrl: string
+  storage: string
+  labels: Record<string, string | number>
+  restart(): Promise<void>
+  stop(): Promise<void>
+}
+
+// A real server process on a seeded temporary database (the development dataset: David, Jason,
+// JZ, Kevin, the busy "All Talk" room…), restartable on the same port.
+export async function startCampfire(t: { after: (fn: () => Promise<void> | void) => void }): Promise<Campfire> {
+  const storage = mkdtempSync(join(tmpdir(), 'campfire-browser-'))
+  const env = { CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, DISABLE_SSL: 'true', LOG_LEVEL: 'warn' }
+  execFileSync(process.execPath, ['--import', 'tsx', 'test/load/seed.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'ignore' })
+  const labels = JSON.parse(execFileSync('cat', [join(storage, 'db', 'labels.json')]).toString()) as Record<string, string | number>
+  let server: ServerProcess = await startServer({ ...env, LOG_LEVEL: 'info' })
+  const port = new URL(server.baseUrl).port
+  const campfire: Campfire = {
+    baseUrl: server.baseUrl,
+    storage,
+    labels,
+    async restart() {
+      await stopServer(server)
+      server = await startServer({ ...env, LOG_LEVEL: 'info', HTTP_PORT: port })
+    },
+    async stop() {
+      await stopServer(server)
+    },
+  }
+  t.after(async () => {
+    await stopServer(server)
+    rmSync(storage, { recursive: true, force: true })
+  })
+  return campfire
+}
