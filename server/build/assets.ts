@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { buildSync } from 'esbuild'
 import { projectPath } from '../lib/paths.ts'
 import { soundImages } from './sound-images.ts'
+import { listFiles } from '../lib/files.ts'
 
 // Where `npm run build:assets` writes the browser's files; server/rendering/assets.ts serves them.
 export const ASSETS_OUT = projectPath('tmp', 'assets')
@@ -71,16 +72,6 @@ function write(file: string, contents: string | Buffer): void {
 
 function copyTree(from: string, to: string): void {
   for (const file of listFiles(from)) write(join(to, relative(from, file)), readFileSync(file))
-}
-
-function listFiles(dir: string): string[] {
-  let entries
-  try {
-    entries = readdirSync(dir, { withFileTypes: true })
-  } catch {
-    return []
-  }
-  return entries.flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)]))
 }
 
 // Run as a command (npm run build:assets / pretest); the path check keeps it quiet when bundled.

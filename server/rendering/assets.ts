@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { extname, join, relative, sep } from 'node:path'
+import { listFiles } from '../lib/files.ts'
 
 export interface Asset {
   path: string
@@ -67,12 +68,3 @@ function readIfThere(file: string): Buffer | undefined {
   return existsSync(file) ? readFileSync(file) : undefined
 }
 
-function listFiles(dir: string): string[] {
-  let entries
-  try {
-    entries = readdirSync(dir, { withFileTypes: true })
-  } catch {
-    return []
-  }
-  return entries.flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)]))
-}

@@ -44,7 +44,7 @@ import net from 'node:net'
 import { availableParallelism, cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { gunzipSync } from 'node:zlib'
 import { globalIdParam, RailsSigning } from '../../server/lib/rails/signing.ts'
 import { dbTime } from '../../server/lib/time.ts'
@@ -53,6 +53,7 @@ import { seedDatabase } from './seed.ts'
 import { summarizeProfileDir, type ProfileSummary } from './support/cpu-profile.ts'
 import { CoreMeter, CpuMeter, processCpuSeconds, processCpuTimes, processMemory, round, Samples, selfCpuSeconds, selfSystemSeconds, summarize, type Memory, type Summary } from './support/measure.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
+import { LAG_RESOLUTION_MS, lagOf, type LoopLag } from './support/server.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const SCRIPT = fileURLToPath(import.meta.url)
@@ -671,23 +672,6 @@ function invalidPost(answer: HttpAnswer, text: string): string | null {
 // ---------------------------------------------------------------------------------------------
 // Phases
 
-interface LoopLag {
-  p50_ms: number
-  p99_ms: number
-  max_ms: number
-  mean_ms: number
-}
-
-const LAG_RESOLUTION_MS = 5
-
-// The histogram holds the time between ticks of a LAG_RESOLUTION_MS timer; the lag is what
-// exceeds the interval.
-function lagOf(histogram: IntervalHistogram): LoopLag {
-  const ms = (ns: number) => round(Math.max(0, ns / 1e6 - LAG_RESOLUTION_MS))
-  const result = { p50_ms: ms(histogram.percentile(50)), p99_ms: ms(histogram.percentile(99)), max_ms: ms(histogram.max), mean_ms: ms(histogram.mean) }
-  histogram.reset()
-  return result
-}
 
 interface PhaseReport {
   posted: number

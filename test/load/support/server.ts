@@ -145,10 +145,10 @@ export interface LoopLag {
   mean_ms: number
 }
 
-const LAG_RESOLUTION_MS = 5
+export const LAG_RESOLUTION_MS = 5
 
 // The histogram holds the time between ticks of a LAG_RESOLUTION_MS timer; the lag is the excess.
-function lagOf(histogram: IntervalHistogram): LoopLag {
+export function lagOf(histogram: IntervalHistogram): LoopLag {
   const ms = (ns: number) => round(Math.max(0, ns / 1e6 - LAG_RESOLUTION_MS))
   const result = { p50_ms: ms(histogram.percentile(50)), p99_ms: ms(histogram.percentile(99)), max_ms: ms(histogram.max), mean_ms: ms(histogram.mean) }
   histogram.reset()
