@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { CookieJar, formPost, request } from '../support/server-process.ts'
+import { join } from 'node:path'
+import { projectPath } from '../../server/lib/paths.ts'
+import { postMessage } from '../../server/models/message/posting.ts'
+import { Store } from '../../server/models/store.ts'
 import { chromiumAvailable, launchBrowser, openTab, signIn, waitUntilLive } from './support/browser.ts'
-import { PASSWORD, startCampfire } from './support/campfire.ts'
+import { startCampfire, type Campfire } from './support/campfire.ts'
 
 // While the server restarts the page cannot hear anything; when its socket comes back it asks
 // /rooms/:id/refresh for what it missed.
@@ -10,7 +13,7 @@ describe('after a server restart', { skip: !chromiumAvailable() && 'chromium is 
   test('the room page reconnects and catches up on messages posted while it was away', async (t) => {
     const campfire = await startCampfire(t)
     const browser = await launchBrowser(t)
-    const roomId = campfire.labels['rooms.watercooler']
+    const roomId = Number(campfire.labels['rooms.watercooler'])
     const david = await openTab(browser, campfire.baseUrl)
     await signIn(david, 'david@37signals.com')
     await david.page.goto(`/rooms/${roomId}`)
@@ -18,16 +21,10 @@ describe('after a server restart', { skip: !chromiumAvailable() && 'chromium is 
     await david.page.waitForLoadState('networkidle')
     const settled = david.problems.length
 
-    const source = david.page.locator('turbo-cable-stream-source').first()
-    await campfire.restart()
-    const jason = new CookieJar()
-    await request(campfire.baseUrl, jason, '/session', formPost({ email_address: 'jason@37signals.com', password: PASSWORD }))
-    // Posted before the page has reconnected: only the catch-up can bring it.
-    const reconnected = source.evaluate((element) => element.hasAttribute('connected'))
-    assert.equal(await reconnected, false)
-    const refresh = david.page.waitForRequest((r) => /\/rooms\/\d+\/refresh\?since=\d+&reason=reconnection/.test(r.url()), { timeout: 30_000 })
-    const posted = await request(campfire.baseUrl, jason, `/rooms/${roomId}/messages`, formPost({ 'message[body]': '<div>Posted during the restart</div>' }))
-    assert.equal(posted.status, 303)
+    const refresh = david.page.waitForRequest((r) => /\/rooms\/\d+\/refresh\?since=\d+&reason=reconnection/.test(r.url()), { timeout: 60_000 })
+    // Jason's message is written while the server is down, so the page can only learn of it
+    // by catching up once its socket is back.
+    await campfire.restart(() => postWhileStopped(campfire, roomId, 'Posted during the restart'))
     await refresh
     await david.page.locator('#message-area .message', { hasText: 'Posted during the restart' }).waitFor()
     await david.page.locator('turbo-cable-stream-source[connected]').first().waitFor({ state: 'attached' })
@@ -39,3 +36,15 @@ describe('after a server restart', { skip: !chromiumAvailable() && 'chromium is 
     assert.deepEqual(david.problems.slice(settled).filter((p) => !expected.test(p)), [])
   })
 })
+
+function postWhileStopped(campfire: Campfire, roomId: number, text: string): void {
+  const store = new Store({ path: join(campfire.storage, 'db', 'production.sqlite3'), migrationsDir: projectPath('migrations') })
+  try {
+    store.writeNow((m) => {
+      const jason = m.db.prepare<[string], { id: number }>('SELECT id FROM users WHERE email_address = ?').get('jason@37signals.com')!
+      postMessage(m, { roomId, creatorId: jason.id, clientMessageId: `restart-${Date.now()}`, body: `<div>${text}</div>`, plainText: text })
+    })
+  } finally {
+    store.close()
+  }
+}

@@ -11,7 +11,8 @@ export interface Campfire {
   baseUrl: string
   storage: string
   labels: Record<string, string | number>
-  restart(): Promise<void>
+  // Stops the server, runs `whileStopped` (say, a write straight into its database), starts it again.
+  restart(whileStopped?: () => void | Promise<void>): Promise<void>
   stop(): Promise<void>
 }
 
@@ -28,8 +29,9 @@ export async function startCampfire(t: { after: (fn: () => Promise<void> | void)
     baseUrl: server.baseUrl,
     storage,
     labels,
-    async restart() {
+    async restart(whileStopped) {
       await stopServer(server)
+      await whileStopped?.()
       server = await startServer({ ...env, LOG_LEVEL: 'info', HTTP_PORT: port })
     },
     async stop() {
