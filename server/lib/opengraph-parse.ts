@@ -25,8 +25,12 @@ function attribute(node: Node, name: string): string | undefined {
   return node.attrs?.find((a) => a.name === name)?.value
 }
 
+// Elements whose contents are code or markup, not text.
+const OPAQUE = new Set(['script', 'style', 'template', 'noscript', 'iframe', 'noembed', 'noframes', 'xmp', 'svg', 'math'])
+
 function textOf(node: Node): string {
   if (node.nodeName === '#text') return node.value ?? ''
+  if (node.tagName && OPAQUE.has(node.tagName)) return ''
   return (node.childNodes ?? []).map(textOf).join('')
 }
 
