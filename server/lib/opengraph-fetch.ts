@@ -108,11 +108,22 @@ function decode(body: Buffer, charset: string | null): string {
   }
 }
 
+// Runs work under one deadline covering DNS, connecting and reading: the signal aborts the
+// sockets, and the race stops waiting on anything that ignores it (a slow resolver).
 function withDeadline<T>(policy: FetchPolicy, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController()
-  const timeoutMs = policy.timeoutMs ?? FETCH_TIMEOUT_MS
-  const timer = setTimeout(() => controller.abort(new FetchError(`timed out after ${timeoutMs} ms`)), timeoutMs)
-  return work(controller.signal).finally(() => {
+  const timeoutMs = Math.max(1, policy.timeoutMs ?? FETCH_TIMEOUT_MS)
+  let timer: NodeJS.Timeout | undefined
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const error = new FetchError(`timed out after ${timeoutMs} ms`)
+      controller.abort(error)
+      reject(error)
+    }, timeoutMs)
+  })
+  const running = work(controller.signal)
+  running.catch(() => {}) // a late failure after the deadline is not unhandled
+  return Promise.race([running, expired]).finally(() => {
     clearTimeout(timer)
     controller.abort()
   })

@@ -1,4 +1,4 @@
-import { fetchContentType, fetchHtml, type FetchPolicy } from './opengraph-fetch.ts'
+import { FETCH_TIMEOUT_MS, fetchContentType, fetchHtml, type FetchPolicy } from './opengraph-fetch.ts'
 import { parseOpengraph } from './opengraph-parse.ts'
 import { parsePublicUrl, resolveAllowed } from './private-network-guard.ts'
 
@@ -18,7 +18,13 @@ async function vettedUrl(raw: string | undefined, base: URL, policy: FetchPolicy
   if (!raw) return null
   try {
     const url = parsePublicUrl(raw.trim(), base)
-    await resolveAllowed(url.hostname, policy)
+    let timer: NodeJS.Timeout | undefined
+    const expired = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error('timed out')), policy.timeoutMs ?? FETCH_TIMEOUT_MS)))
+    try {
+      await Promise.race([resolveAllowed(url.hostname, policy), expired])
+    } finally {
+      clearTimeout(timer)
+    }
     return url
   } catch {
     return null
@@ -27,17 +33,20 @@ async function vettedUrl(raw: string | undefined, base: URL, policy: FetchPolicy
 
 // The OpenGraph card for a pasted URL, or null when there is nothing worth showing. Fetch errors
 // propagate; the caller logs them and answers 204.
+// The page and its image check share one time budget (policy.timeoutMs, 5 s by default).
 export async function unfurl(pasted: string, policy: FetchPolicy = {}, warn: UnfurlWarn = () => {}): Promise<Unfurled | null> {
-  const document = await fetchHtml(pasted, policy)
+  const deadline = Date.now() + (policy.timeoutMs ?? FETCH_TIMEOUT_MS)
+  const remaining = (): FetchPolicy => ({ ...policy, timeoutMs: Math.max(1, deadline - Date.now()) })
+  const document = await fetchHtml(pasted, remaining())
   const attributes = parseOpengraph(document.html)
   if (!attributes.title || !attributes.description) return null
 
-  const canonical = await vettedUrl(attributes.url, document.url, policy)
+  const canonical = await vettedUrl(attributes.url, document.url, remaining())
   let image: string | null = null
-  const imageUrl = await vettedUrl(attributes.image, document.url, policy)
+  const imageUrl = await vettedUrl(attributes.image, document.url, remaining())
   if (imageUrl) {
     try {
-      const type = await fetchContentType(imageUrl.href, policy)
+      const type = await fetchContentType(imageUrl.href, remaining())
       if (ALLOWED_IMAGE_TYPES.has(type)) image = imageUrl.href
       else warn('unfurl image refused', { image: imageUrl.href, type })
     } catch (err) {

@@ -104,3 +104,10 @@ test('pages without a title or description, or that are not HTML, unfurl to noth
   assert.equal(await unfurl(`${local.base}/undescribed`, allowLocal), null)
   await assert.rejects(unfurl(`${local.base}/json`, allowLocal), /content type/)
 })
+
+test('a slow resolver cannot hold an unfurl past its deadline', async () => {
+  const started = Date.now()
+  const hang: FetchPolicy = { ...allowLocal, timeoutMs: 200, lookup: () => new Promise(() => {}) }
+  await assert.rejects(unfurl('http://slow.test/', hang), /timed out/)
+  assert.ok(Date.now() - started < 2000)
+})
