@@ -2,7 +2,11 @@ import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
+import errors from '../../server/plugins/errors.ts'
+import body from '../../server/plugins/body.ts'
+import unfurlLinks from '../../server/routes/unfurl-links.ts'
+import { isPublicAddress } from '../../server/lib/private-network-guard.ts'
 import { buildTestApp, form, inject, sameOrigin, signIn } from '../helper.ts'
 
 const OG_PAGE = '<!doctype html><html><head><title>Local</title><meta property="og:title" content="Secret"><meta property="og:description" content="Internal"></head></html>'
@@ -67,4 +71,27 @@ test('POST /unfurl_link needs a signed-in person and a same-site request', async
   const foreignOrigin = await postJson(app, cookie, { url: `${local.base}/` }, { origin: 'https://evil.example', ...sameOrigin })
   assert.equal(foreignOrigin.statusCode, 422)
   assert.deepEqual(local.requests, [])
+})
+
+test('the route answers the card as JSON when the guard is widened to a local server', async (t) => {
+  const requests: string[] = []
+  const server = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`)
+    if (req.url === '/cover.webp') return res.writeHead(200, { 'content-type': 'image/webp' }).end()
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><head><title>Fallback</title><meta property="og:title" content="Café &amp; co"><meta name="description" content="A &lt;i&gt;nice&lt;/i&gt; place"><meta property="og:image" content="/cover.webp"></head></html>')
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+
+  const app = Fastify({ logger: false })
+  t.after(() => app.close())
+  await app.register(errors)
+  await app.register(body)
+  await app.register(unfurlLinks, { policy: { isAllowed: (address: string) => address === '127.0.0.1' || isPublicAddress(address) } })
+  const response = await app.inject({ method: 'POST', url: '/unfurl_link', payload: { url: `${base}/page` } })
+  assert.equal(response.statusCode, 200)
+  assert.match(String(response.headers['content-type']), /^application\/json/)
+  assert.deepEqual(response.json(), { title: 'Café & co', url: `${base}/page`, image: `${base}/cover.webp`, description: 'A nice place' })
+  assert.deepEqual(requests, ['GET /page', 'HEAD /cover.webp'])
 })
