@@ -32,8 +32,8 @@ async function vettedUrl(raw: string | undefined, base: URL, policy: FetchPolicy
 }
 
 // The OpenGraph card for a pasted URL, or null when there is nothing worth showing. Fetch errors
-// propagate; the caller logs them and answers 204.
-// The page and its image check share one time budget (policy.timeoutMs, 5 s by default).
+// propagate; the caller logs them and answers 204. The page, DNS and the image check share one
+// time budget (policy.timeoutMs, 5 s by default).
 export async function unfurl(pasted: string, policy: FetchPolicy = {}, warn: UnfurlWarn = () => {}): Promise<Unfurled | null> {
   const deadline = Date.now() + (policy.timeoutMs ?? FETCH_TIMEOUT_MS)
   const remaining = (): FetchPolicy => ({ ...policy, timeoutMs: Math.max(1, deadline - Date.now()) })
