@@ -19,6 +19,7 @@ import involvements from './rooms/involvements.ts'
 import opens from './rooms/opens.ts'
 import autocompletableUsers from './autocompletable/users.ts'
 import searches from './searches.ts'
+import unfurlLinks from './unfurl-links.ts'
 
 export interface RoutesOptions {
   config: Config
@@ -43,6 +44,7 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(closeds)
   await app.register(directs)
   await app.register(searches)
+  await app.register(unfurlLinks)
   await app.register(up)
   await app.register(cable)
 }
