@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import errors from '../../server/plugins/errors.ts'
 import body from '../../server/plugins/body.ts'
-import unfurlLinks from '../../server/routes/unfurl-links.ts'
+import unfurlLinks, { UNFURLS_PER_MINUTE } from '../../server/routes/unfurl-links.ts'
 import { isPublicAddress } from '../../server/lib/private-network-guard.ts'
 import { buildTestApp, form, inject, sameOrigin, signIn } from '../helper.ts'
 
@@ -49,6 +49,15 @@ test('POST /unfurl_link answers 204 for URLs that are not http(s) or carry crede
   for (const url of ['file:///etc/passwd', 'ftp://example.com/', 'javascript:alert(1)', 'not a url', 'http://user:pw@example.com/', 'https://example.com/archive.zip']) {
     assert.equal((await postJson(app, cookie, { url })).statusCode, 204, url)
   }
+})
+
+test('POST /unfurl_link answers 429 once a person has unfurled 30 links in a minute, and only to that person', async (t) => {
+  const { app } = await buildTestApp(t)
+  const kevin = await signIn(app, 'kevin')
+  const jz = await signIn(app, 'jz')
+  for (let n = 0; n < UNFURLS_PER_MINUTE; n++) assert.equal((await postJson(app, kevin, { url: 'ftp://example.com/' })).statusCode, 204)
+  assert.equal((await postJson(app, kevin, { url: 'ftp://example.com/' })).statusCode, 429)
+  assert.equal((await postJson(app, jz, { url: 'ftp://example.com/' })).statusCode, 204)
 })
 
 test('POST /unfurl_link refuses a missing or overlong url', async (t) => {
