@@ -34,7 +34,23 @@ export function blobs(db: Connection) {
        WHERE a.blob_id = b.id AND a.record_type = 'Message' AND ms.user_id = ?)`,
   )
 
+  const detach = db.prepare<[string, number], number>('DELETE FROM active_storage_attachments WHERE record_type = ? AND record_id = ? RETURNING blob_id').pluck()
+  const deleteOrphan = db.prepare<[number], string>(
+    'DELETE FROM active_storage_blobs WHERE id = ? AND NOT EXISTS (SELECT 1 FROM active_storage_attachments WHERE blob_id = active_storage_blobs.id) RETURNING key',
+  ).pluck()
+  const deleteVariants = db.prepare('DELETE FROM active_storage_variant_records WHERE blob_id = ?')
+
   return {
+    // Detaches a record's files and deletes the blobs nothing else points at; their keys are
+    // returned so the caller can delete the files once the transaction has committed.
+    purgeFrom(recordType: string, recordId: number): string[] {
+      return detach.all(recordType, recordId).flatMap((blobId) => {
+        const key = deleteOrphan.get(blobId)
+        if (key === undefined) return []
+        deleteVariants.run(blobId)
+        return [key]
+      })
+    },
     create(blob: NewBlob): number {
       return Number(insertBlob.run(blob.key, blob.filename, blob.contentType, JSON.stringify(blob.metadata), blob.byteSize, blob.checksum, dbTime()).lastInsertRowid)
     },

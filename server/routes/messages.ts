@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import multipart from '@fastify/multipart'
 import type { Config } from '../config.ts'
+import { blobPath } from '../models/user/avatar.ts'
 import { EmptyUpload, storeUpload, UploadTooLarge, type StoredUpload } from '../lib/uploads.ts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { field } from '../plugins/body.ts'
@@ -213,7 +214,8 @@ export default async function messages(app: FastifyInstance, options: { config: 
     const { room, message } = load(request)
     if (!room || !message) return reply.sendError(404)
     if (!canAdminister(request.user!, message)) return reply.sendError(403)
-    await app.store.write((m) => removeMessage(m, message))
+    const keys = await app.store.write((m) => removeMessage(m, message))
+    await Promise.all(keys.map((key) => { const path = blobPath(config.filesPath, key); return path ? rm(path, { force: true }) : undefined }))
     app.cable.messageRemoved(room, message)
     if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
     return reply.type(TURBO_STREAM_TYPE).send(turboStreamRemove(app.helpers.messageDomId(message)))

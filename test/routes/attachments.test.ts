@@ -259,3 +259,28 @@ test('image dimensions are read from GIF, WebP and JPEG headers', async (t) => {
   writeFileSync(join(storage, 'a.webp'), webp)
   assert.deepEqual(await imageDimensions(join(storage, 'a.webp'), 'image/webp'), { width: 640, height: 480 })
 })
+
+test('deleting an attachment message deletes its blob and file', async (t) => {
+  const { app, config } = await buildTestApp(t)
+  const david = await signIn(app, 'david')
+  const response = await upload(app, david, hq, { filename: 'gone.png', type: 'image/png', data: png(10, 10) })
+  assert.equal(response.statusCode, 200, response.body)
+  const url = blobUrl(response.body)
+  const id = one<{ id: number }>(app, 'SELECT id FROM messages ORDER BY id DESC LIMIT 1')!.id
+  assert.equal(filesUnder(config.filesPath).length, 1)
+  const deleted = await inject(app, david, { method: 'DELETE', url: `/rooms/${hq}/messages/${id}`, headers: { 'sec-fetch-site': 'same-origin', accept: 'text/vnd.turbo-stream.html' } })
+  assert.equal(deleted.statusCode, 200, deleted.body)
+  assert.equal(all(app, 'SELECT id FROM active_storage_blobs').length, 0)
+  assert.equal(all(app, 'SELECT id FROM active_storage_attachments').length, 0)
+  assert.deepEqual(filesUnder(config.filesPath), [])
+  assert.equal((await get(app, david, url)).statusCode, 404)
+})
+
+test('signed-out requests for a blob do not get the file', async (t) => {
+  const { app } = await buildTestApp(t)
+  const david = await signIn(app, 'david')
+  const response = await upload(app, david, hq, { filename: 'a.png', type: 'image/png', data: png(2, 2) })
+  const served = await app.inject({ method: 'GET', url: blobUrl(response.body) })
+  assert.notEqual(served.statusCode, 200)
+  assert.notEqual(served.headers['content-type'], 'image/png')
+})

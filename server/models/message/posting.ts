@@ -25,9 +25,12 @@ export function reviseMessage(models: Models, message: MessageRow, html: string,
   return at
 }
 
-export function removeMessage(models: Models, message: MessageRow): void {
+// The keys of the blobs it took with it (has_one_attached purges), for their files to be deleted.
+export function removeMessage(models: Models, message: MessageRow): string[] {
+  const keys = models.blobs.purgeFrom('Message', message.id)
   models.messages.destroy(message.id)
   models.roomReceiving.touch(message.room_id)
+  return keys
 }
 
 export function boostMessage(models: Models, message: MessageRow, boosterId: number, content: string) {
