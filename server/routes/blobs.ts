@@ -20,6 +20,26 @@ export function contentDisposition(disposition: 'inline' | 'attachment', filenam
   return `${disposition}; filename="${ascii}"; filename*=UTF-8''${encoded}`
 }
 
+// One "bytes=a-b", "bytes=a-" or "bytes=-n" range (what media elements ask for); anything else
+// is answered with the whole file.
+export function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '')
+  if (!match || (match[1] === '' && match[2] === '')) return null
+  let start: number
+  let end: number
+  if (match[1] === '') {
+    const suffix = Number(match[2])
+    if (suffix === 0) return 'unsatisfiable'
+    start = Math.max(0, size - suffix)
+    end = size - 1
+  } else {
+    start = Number(match[1])
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)
+  }
+  if (start >= size || start > end) return 'unsatisfiable'
+  return { start, end }
+}
+
 // Rails redirects this to the disk service's short-lived URL; here it serves the file itself,
 // to members of the room of a message the blob is attached to (everyone else gets 404).
 export default async function blobs(app: FastifyInstance, options: { config: Config }) {
@@ -32,14 +52,23 @@ export default async function blobs(app: FastifyInstance, options: { config: Con
     const stored = (blob.content_type ?? '').toLowerCase()
     const type = SERVABLE.test(stored) ? stored : 'application/octet-stream'
     const disposition = INLINE.test(type) && request.query.disposition !== 'attachment' ? 'inline' : 'attachment'
-    return reply
+    reply
       .header('content-type', type)
-      .header('content-length', info.size)
       .header('content-disposition', contentDisposition(disposition, blob.filename))
       .header('x-content-type-options', 'nosniff')
       .header('cache-control', 'max-age=3600, private')
       .header('content-security-policy', "default-src 'none'; sandbox")
-      .send(createReadStream(path))
+      .header('accept-ranges', 'bytes')
+    const range = byteRange(request.headers.range, info.size)
+    if (range === 'unsatisfiable') return reply.code(416).header('content-range', `bytes */${info.size}`).send()
+    if (range) {
+      return reply
+        .code(206)
+        .header('content-range', `bytes ${range.start}-${range.end}/${info.size}`)
+        .header('content-length', range.end - range.start + 1)
+        .send(createReadStream(path, range))
+    }
+    return reply.header('content-length', info.size).send(createReadStream(path))
   }
   app.get(`${BLOB_ROUTE_PREFIX}/:signed_id/*`, serve)
   app.get('/rails/active_storage/blobs/:signed_id/*', serve)
