@@ -113,6 +113,8 @@ test('uploading an image stores the blob, attaches it and renders it inline', as
   // Fitted into 1200×800 (1200×300), drawn at half that width, lazy, in a lightbox link.
   assert.match(response.body, /<a href="\/rails\/active_storage\/blobs\/redirect\/[^"]+\/wide\.png" class="flex" data-lightbox data-lightbox-filename="wide\.png"><img src="[^"]+" width="1200" height="300" class="message__attachment" loading="lazy" alt="wide\.png"><\/a>/)
   assert.match(response.body, /style="width: 600px; aspect-ratio: 4;"/)
+  // The actions menu offers Download (not a dead link).
+  assert.match(response.body, /title="Download" aria-label="Download" href="\/rails\/active_storage\/blobs\/redirect\/[^"]+\/wide\.png\?disposition=attachment" download>/)
 
   // The same fragment for another viewer.
   const jason = await signIn(app, 'jason')
