@@ -157,10 +157,8 @@ export default async function messages(app: FastifyInstance, options: { config: 
     scope.post('/rooms/:room_id/messages', async (request: FastifyRequest<Params>, reply) => {
       const user = request.user!
       const room = app.store.read((m) => roomFor(m, request, request.params.room_id))
-      if (!room) {
-        if (request.isMultipart()) for await (const part of request.parts()) if (part.type === 'file') part.file.resume()
-        return reply.code(404).type('text/html; charset=utf-8').send(app.renderPartial('/messages/room_not_found'))
-      }
+      // An unread multipart body is discarded by Node once the response is sent.
+      if (!room) return reply.code(404).type('text/html; charset=utf-8').send(app.renderPartial('/messages/room_not_found'))
       let message: MessageRow
       if (request.isMultipart()) {
         const result = await createWithAttachment(request, reply, room)

@@ -305,3 +305,12 @@ test('blobs answer byte ranges, as video elements ask for them', async (t) => {
   assert.equal((await get(app, david, url, { range: 'bytes=7-' })).body, '789')
   assert.equal((await get(app, david, url, { range: 'bytes=20-' })).statusCode, 416)
 })
+
+test('an upload to a room the poster is not in gets 404 and stores nothing', async (t) => {
+  const { app, config } = await buildTestApp(t)
+  const kevin = await signIn(app, 'kevin')
+  const response = await upload(app, kevin, designers, { filename: 'a.png', type: 'image/png', data: png(4, 4) })
+  assert.equal(response.statusCode, 404)
+  assert.equal(all(app, 'SELECT id FROM active_storage_blobs').length, 0)
+  assert.deepEqual(filesUnder(config.filesPath), [])
+})
