@@ -14,6 +14,8 @@ export interface Config {
   readonly environment: string
   readonly databasePath: string
   readonly filesPath: string
+  // The largest attachment a message may carry (CAMPFIRE_MAX_UPLOAD_MB, default 100).
+  readonly maxUploadBytes: number
   readonly disableSsl: boolean
   readonly version: string
   readonly revision: string
@@ -56,6 +58,7 @@ export function loadConfig(env: Env = process.env): Config {
     environment,
     databasePath: join(storagePath, 'db', `${environment}.sqlite3`),
     filesPath: join(storagePath, 'files'),
+    maxUploadBytes: readUploadLimit(env.CAMPFIRE_MAX_UPLOAD_MB),
     disableSsl: isTrue(env.DISABLE_SSL),
     version: env.APP_VERSION || env.GIT_REVISION || '0',
     revision: env.GIT_REVISION || env.APP_VERSION || '0',
@@ -95,6 +98,13 @@ function readMegabytes(name: string, value: string | undefined, fallback: number
   const mb = Number(value)
   if (!Number.isFinite(mb) || mb < 0) throw new ConfigError(`${name} must be a number of megabytes (0 turns the cache off), got "${value}"`)
   return mb
+}
+
+function readUploadLimit(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return 100 * 1024 * 1024
+  const mb = Number(value)
+  if (!Number.isFinite(mb) || mb <= 0) throw new ConfigError(`CAMPFIRE_MAX_UPLOAD_MB must be a positive number of megabytes, got "${value}"`)
+  return Math.round(mb * 1024 * 1024)
 }
 
 function isTrue(value: string | undefined): boolean {

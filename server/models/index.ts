@@ -22,6 +22,7 @@ import { searchable } from './message/searchable.ts'
 import { autocompletable } from './user/autocompletable.ts'
 import { avatars } from './user/avatar.ts'
 import { cacheVersions } from './cache-versions.ts'
+import { blobs } from './blob.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -31,6 +32,7 @@ export function createModels(db: Connection) {
     accounts: accounts(db),
     bans: bans(db),
     boosts: boosts(db),
+    blobs: blobs(db),
     messageDisplay: display(db),
     messagePages: pagination(db),
     messages: messages(db),

@@ -4,6 +4,7 @@ import type { RailsSigning } from '../lib/rails/signing.ts'
 import type { MessageDisplay, Person } from '../models/message/display.ts'
 import { isAllEmoji, MENTION_CONTENT_TYPE, opengraphEmbedOf, plainText, renderBody, soundFor, type Attachment } from '../models/rich-text/index.ts'
 import { renderOpengraphEmbed } from './helpers/opengraph.ts'
+import { blobPath, renderAttachment } from './helpers/attachments.ts'
 import { escapeHtml } from './templates.ts'
 
 export interface MessageRendererDeps {
@@ -50,8 +51,7 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
   }
 
   function attachmentPresentation(message: MessageDisplay): string {
-    const attachment = message.attachment!
-    return `<div class="attachment attachment--file"><span class="attachment__filename">${escapeHtml(attachment.filename)}</span></div>`
+    return renderAttachment(signing, message.attachment!)
   }
 
   function soundPresentation(sound: NonNullable<ReturnType<typeof soundFor>>): string {
@@ -81,7 +81,7 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
       presentation: html,
       permalink,
       permalinkUrl: origin + permalink,
-      attachmentUrl: '#',
+      attachmentUrl: message.attachment ? blobPath(signing, message.attachment, 'attachment') : '#',
     })
   }
 

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts'
 import cable from './cable.ts'
 import firstRuns from './first-runs.ts'
 import messages from './messages.ts'
+import blobs from './blobs.ts'
 import boosts from './messages/boosts.ts'
 import rooms from './rooms.ts'
 import refreshes from './rooms/refreshes.ts'
@@ -37,7 +38,8 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(autocompletableUsers)
   await app.register(rooms)
   await app.register(refreshes)
-  await app.register(messages)
+  await app.register(messages, { config: options.config })
+  await app.register(blobs, { config: options.config })
   await app.register(boosts)
   await app.register(involvements)
   await app.register(opens)

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto'
+import { rm } from 'node:fs/promises'
+import multipart from '@fastify/multipart'
+import type { Config } from '../config.ts'
+import { blobPath } from '../models/user/avatar.ts'
+import { EmptyUpload, storeUpload, UploadTooLarge, type StoredUpload } from '../lib/uploads.ts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { field } from '../plugins/body.ts'
 import { requestOrigin } from '../plugins/security.ts'
 import { canAdminister } from '../models/user/role.ts'
 import type { MessageRow } from '../models/message.ts'
-import { postMessage, removeMessage, reviseMessage } from '../models/message/posting.ts'
+import { postMessage, postMessageWithAttachment, removeMessage, reviseMessage } from '../models/message/posting.ts'
 import { TURBO_STREAM_TYPE, turboStream, turboStreamRemove } from '../rendering/turbo-streams.ts'
-import { composeBody, BodyError } from './messages/body.ts'
+import { composeBody, BodyError, MAX_BODY_LENGTH } from './messages/body.ts'
 import { epochSeconds } from '../rendering/helpers/time.ts'
 import { positiveId, roomFor, wantsTurboStream } from './room-scoped.ts'
 import { resourceRoutes } from './method-override.ts'
@@ -15,7 +20,21 @@ import { rowsSignature, findOrRender, sendLookup } from './cached-pages.ts'
 type Params = { Params: { room_id: string; id?: string }; Querystring: { before?: string; after?: string } }
 const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/
 
-export default async function messages(app: FastifyInstance) {
+// ActiveStorage::Filename#sanitized: no path separators, control or reserved characters.
+export function sanitizeFilename(name: string | undefined): string {
+  const cleaned = (name ?? '').replace(/[<>:"/\\|?*\u0000-\u001f\u007f]/g, '-').trim().slice(0, 255)
+  return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'file' : cleaned
+}
+
+interface MultipartMessage {
+  fields: Record<string, string>
+  upload: StoredUpload | null
+  filename: string
+}
+
+export default async function messages(app: FastifyInstance, options: { config: Config }) {
+  const { config } = options
+
   function load(request: FastifyRequest<Params>) {
     return app.store.read((m) => {
       const room = roomFor(m, request, request.params.room_id)
@@ -68,20 +87,96 @@ export default async function messages(app: FastifyInstance) {
     return sendLookup(app, request, reply, page)
   })
 
-  app.post('/rooms/:room_id/messages', async (request: FastifyRequest<Params>, reply) => {
-    const user = request.user!
-    const room = app.store.read((m) => roomFor(m, request, request.params.room_id))
-    if (!room) return reply.code(404).type('text/html; charset=utf-8').send(app.renderPartial('/messages/room_not_found'))
-    const clientMessageId = field(request.body, 'message', 'client_message_id') || randomUUID()
-    if (!CLIENT_MESSAGE_ID.test(clientMessageId)) return reply.sendError(422, 'That message id is not valid.')
-    const body = readBody(request, reply)
-    if (!body) return reply
-    const message = await app.store.write((m) => postMessage(m, { roomId: room.id, creatorId: user.id, clientMessageId, ...body }))
-    const stream = turboStream('append', app.helpers.roomDomId(room, 'messages'), renderOne(request, message))
-    app.cable.messageCreated(room, stream)
-    app.cable.unreadRoom(room.id, app.store.read((m) => m.memberships.userIdsIn(room.id)), epochSeconds(message.created_at))
-    if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
-    return reply.type(TURBO_STREAM_TYPE).send(stream)
+  // Multipart (a file upload) is accepted on this route only: the parts are streamed, the file
+  // straight to disk, with their own limits rather than the 2 MiB form limit.
+  async function readMultipart(request: FastifyRequest): Promise<MultipartMessage> {
+    const result: MultipartMessage = { fields: {}, upload: null, filename: 'file' }
+    try {
+      const parts = request.parts({ limits: { fileSize: config.maxUploadBytes, files: 1, fields: 10, parts: 11, fieldSize: MAX_BODY_LENGTH * 4 } })
+      for await (const part of parts) {
+        if (part.type === 'field') {
+          if (typeof part.value === 'string') result.fields[part.fieldname] = part.value
+        } else if (part.fieldname === 'message[attachment]' && !result.upload) {
+          result.filename = sanitizeFilename(part.filename)
+          result.upload = await storeUpload(config.filesPath, part.file, part.mimetype, config.maxUploadBytes)
+        } else {
+          part.file.resume()
+        }
+      }
+      return result
+    } catch (error) {
+      if (result.upload) await rm(result.upload.path, { force: true })
+      throw error
+    }
+  }
+
+  async function createWithAttachment(request: FastifyRequest<Params>, reply: FastifyReply, room: { id: number }) {
+    let message: MultipartMessage
+    try {
+      message = await readMultipart(request)
+    } catch (error) {
+      if (error instanceof UploadTooLarge || (error as { statusCode?: number }).statusCode === 413) return { error: reply.sendError(413, 'That file is too large.') }
+      if (error instanceof EmptyUpload) return { error: reply.sendError(422, 'That file is empty.') }
+      if ((error as { statusCode?: number }).statusCode === 400 || (error as { code?: string }).code?.startsWith('FST_')) return { error: reply.sendError(400) }
+      throw error
+    }
+    const { upload, filename, fields } = message
+    const cleanup = () => (upload ? rm(upload.path, { force: true }) : Promise.resolve())
+    const clientMessageId = fields['message[client_message_id]'] || randomUUID()
+    if (!CLIENT_MESSAGE_ID.test(clientMessageId)) {
+      await cleanup()
+      return { error: reply.sendError(422, 'That message id is not valid.') }
+    }
+    const raw = fields['message[body]']
+    let body = { body: '', plainText: '' }
+    try {
+      if (raw !== undefined && raw.trim() !== '') body = composeBody(app, raw)
+      else if (!upload) body = composeBody(app, raw)
+    } catch (error) {
+      await cleanup()
+      if (!(error instanceof BodyError)) throw error
+      return { error: reply.sendError(422, error.message) }
+    }
+    const input = { roomId: room.id, creatorId: request.user!.id, clientMessageId, ...body, plainText: body.plainText.trim() || filename }
+    try {
+      const created = await app.store.write((m) =>
+        upload
+          ? postMessageWithAttachment(m, input, { key: upload.key, filename, contentType: upload.contentType, metadata: upload.metadata, byteSize: upload.byteSize, checksum: upload.checksum })
+          : postMessage(m, input),
+      )
+      return { message: created }
+    } catch (error) {
+      await cleanup()
+      throw error
+    }
+  }
+
+  await app.register(async function upload(scope) {
+    await scope.register(multipart, { throwFileSizeLimit: true })
+
+    scope.post('/rooms/:room_id/messages', async (request: FastifyRequest<Params>, reply) => {
+      const user = request.user!
+      const room = app.store.read((m) => roomFor(m, request, request.params.room_id))
+      // An unread multipart body is discarded by Node once the response is sent.
+      if (!room) return reply.code(404).type('text/html; charset=utf-8').send(app.renderPartial('/messages/room_not_found'))
+      let message: MessageRow
+      if (request.isMultipart()) {
+        const result = await createWithAttachment(request, reply, room)
+        if ('error' in result) return result.error
+        message = result.message
+      } else {
+        const clientMessageId = field(request.body, 'message', 'client_message_id') || randomUUID()
+        if (!CLIENT_MESSAGE_ID.test(clientMessageId)) return reply.sendError(422, 'That message id is not valid.')
+        const body = readBody(request, reply)
+        if (!body) return reply
+        message = await app.store.write((m) => postMessage(m, { roomId: room.id, creatorId: user.id, clientMessageId, ...body }))
+      }
+      const stream = turboStream('append', app.helpers.roomDomId(room, 'messages'), renderOne(request, message))
+      app.cable.messageCreated(room, stream)
+      app.cable.unreadRoom(room.id, app.store.read((m) => m.memberships.userIdsIn(room.id)), epochSeconds(message.created_at))
+      if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
+      return reply.type(TURBO_STREAM_TYPE).send(stream)
+    })
   })
 
   app.get('/rooms/:room_id/messages/:id', async (request: FastifyRequest<Params>, reply) => {
@@ -117,7 +212,8 @@ export default async function messages(app: FastifyInstance) {
     const { room, message } = load(request)
     if (!room || !message) return reply.sendError(404)
     if (!canAdminister(request.user!, message)) return reply.sendError(403)
-    await app.store.write((m) => removeMessage(m, message))
+    const keys = await app.store.write((m) => removeMessage(m, message))
+    await Promise.all(keys.map((key) => { const path = blobPath(config.filesPath, key); return path ? rm(path, { force: true }) : undefined }))
     app.cable.messageRemoved(room, message)
     if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
     return reply.type(TURBO_STREAM_TYPE).send(turboStreamRemove(app.helpers.messageDomId(message)))

@@ -1,9 +1,20 @@
 import type { Models } from '../index.ts'
 import type { MessageRow, NewMessage } from '../message.ts'
+import type { NewBlob } from '../blob.ts'
 
 // The writes behind posting, editing and deleting: each one is a single transaction.
 export function postMessage(models: Models, input: NewMessage): MessageRow {
   const message = models.messages.create(input)
+  models.roomReceiving.receive(message)
+  return message
+}
+
+// Message.create_with_attachment!: the blob, the message and the attachment joining them, in
+// the same transaction; the file is already on disk by then.
+export function postMessageWithAttachment(models: Models, input: NewMessage, blob: NewBlob): MessageRow {
+  const blobId = models.blobs.create(blob)
+  const message = models.messages.create(input)
+  models.blobs.attach('attachment', 'Message', message.id, blobId)
   models.roomReceiving.receive(message)
   return message
 }
@@ -14,9 +25,12 @@ export function reviseMessage(models: Models, message: MessageRow, html: string,
   return at
 }
 
-export function removeMessage(models: Models, message: MessageRow): void {
+// The keys of the blobs it took with it (has_one_attached purges), for their files to be deleted.
+export function removeMessage(models: Models, message: MessageRow): string[] {
+  const keys = models.blobs.purgeFrom('Message', message.id)
   models.messages.destroy(message.id)
   models.roomReceiving.touch(message.room_id)
+  return keys
 }
 
 export function boostMessage(models: Models, message: MessageRow, boosterId: number, content: string) {
