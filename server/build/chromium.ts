@@ -14,13 +14,11 @@ export function ensureChromium(): boolean {
   }
   console.log('chromium: installing with apt-get (browser tests need it)')
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  try {
-    execFileSync('apt-get', ['update'], { stdio: 'inherit', env })
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium', 'fonts-dejavu-core', 'fonts-noto-color-emoji'], { stdio: 'inherit', env })
-  } catch (error) {
-    console.warn(`chromium: apt-get failed (${(error as Error).message})`)
-  }
-  return existsSync(CHROMIUM_PATH)
+  // Where it can be installed, failing to is an error, not a reason to skip the browser tests.
+  execFileSync('apt-get', ['update'], { stdio: 'inherit', env })
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium', 'fonts-dejavu-core', 'fonts-noto-color-emoji'], { stdio: 'inherit', env })
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`chromium: apt-get installed chromium but ${CHROMIUM_PATH} is still missing`)
+  return true
 }
 
 // Run as a command (npm run build:assets / pretest); the path check keeps it quiet when bundled.
