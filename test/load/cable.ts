@@ -53,7 +53,7 @@ import { seedDatabase } from './seed.ts'
 import { summarizeProfileDir, type ProfileSummary } from './support/cpu-profile.ts'
 import { CoreMeter, CpuMeter, processCpuSeconds, processCpuTimes, processMemory, round, Samples, selfCpuSeconds, selfSystemSeconds, summarize, type Memory, type Summary } from './support/measure.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
-import { LAG_RESOLUTION_MS, lagOf, type LoopLag } from './support/server.ts'
+import { LAG_RESOLUTION_MS, lagOf, stopServer, waitForUp, type LoopLag } from './support/server.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const SCRIPT = fileURLToPath(import.meta.url)
@@ -299,33 +299,6 @@ function startServer(serverDir: string, storage: string, secret: string, port: n
   child.stdout!.on('data', onData)
   child.stderr!.on('data', onData)
   return { child, pid: child.pid!, log, logPath, logTail: () => tail, warnings: () => warnings, profileDir }
-}
-
-async function waitForUp(baseUrl: string, server: ServerChild, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`server exited (${server.child.exitCode ?? server.child.signalCode}):\n${server.logTail()}`)
-    try {
-      const response = await fetch(`${baseUrl}/up`, { signal: AbortSignal.timeout(2000) })
-      if (response.status === 200) return
-    } catch {
-      // not listening yet
-    }
-    await sleep(100)
-  }
-  throw new Error(`server did not answer /up within ${timeoutMs} ms:\n${server.logTail()}`)
-}
-
-async function stopServer(server: ServerChild, graceMs: number): Promise<string> {
-  const { child } = server
-  if (child.exitCode !== null || child.signalCode !== null) return `already exited (${child.exitCode ?? child.signalCode})`
-  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `exit ${code}`)))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
-  const how = await exited
-  clearTimeout(timer)
-  await new Promise<void>((resolve) => server.log.end(resolve))
-  return how
 }
 
 let pinningChecked: boolean | null = null

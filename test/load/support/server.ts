@@ -99,16 +99,19 @@ export async function startServer(serverDir: string, storage: string, logPath: s
   child.stdout!.on('data', onData)
   child.stderr!.on('data', onData)
   const server = { child, pid: child.pid!, baseUrl: `http://127.0.0.1:${port}`, log, logPath, logTail: () => tail }
-  await waitForUp(server, 120_000)
+  await waitForUp(server.baseUrl, server, 120_000)
   return server
 }
 
-async function waitForUp(server: ServerChild, timeoutMs: number): Promise<void> {
+// Any started server process: these benchmarks' own, or bench:cable's.
+type ChildWithLog = Pick<ServerChild, 'child' | 'log' | 'logTail'>
+
+export async function waitForUp(baseUrl: string, server: Pick<ChildWithLog, 'child' | 'logTail'>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`server exited (${server.child.exitCode ?? server.child.signalCode}):\n${server.logTail()}`)
     try {
-      const response = await fetch(`${server.baseUrl}/up`, { signal: AbortSignal.timeout(2000) })
+      const response = await fetch(`${baseUrl}/up`, { signal: AbortSignal.timeout(2000) })
       if (response.status === 200) return
     } catch {
       // not listening yet
@@ -118,7 +121,7 @@ async function waitForUp(server: ServerChild, timeoutMs: number): Promise<void> 
   throw new Error(`server did not answer /up within ${timeoutMs} ms:\n${server.logTail()}`)
 }
 
-export async function stopServer(server: ServerChild, graceMs = 20_000): Promise<string> {
+export async function stopServer(server: Pick<ChildWithLog, 'child' | 'log'>, graceMs = 20_000): Promise<string> {
   const { child } = server
   if (child.exitCode !== null || child.signalCode !== null) return `already exited (${child.exitCode ?? child.signalCode})`
   const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `exit ${code}`)))
