@@ -44,7 +44,7 @@ function onClose(this: WebSocket): void {
 export class CableConnection implements CommandHandler<Command | Revoke> {
   private subscriptions: Channel[] = []
   alive = true
-  private corked = false
+  private pending: Buffer | Buffer[] | null = null
   private closing = false
   private malformed = 0
   private readonly queue: CommandQueue<Command | Revoke>
@@ -88,41 +88,48 @@ export class CableConnection implements CommandHandler<Command | Revoke> {
   // Every frame to this socket goes through here or sendWire, so order is the order of the
   // calls. A socket that stops reading is cut off rather than buffered for without limit.
   send(frame: string | Buffer): boolean {
-    if (!this.writable()) return false
+    if (!this.isOpen) return false
+    // Wire frames held for this turn were sent first, so they leave first.
+    if (this.pending !== null) this.flush()
+    else if (this.tooSlow()) return false
     this.socket.send(frame, TEXT)
     return true
   }
 
   // A frame already in wire format (wire-frame.ts), shared by every recipient of a broadcast.
-  // It goes straight to the TCP socket, behind anything ws itself has written: without
-  // compression ws queues nothing of its own, so the order still holds.
+  // Frames are held until the current turn's work is done, then leave in one write (see
+  // CableServer.flushSoon). They go straight to the TCP socket, behind anything ws itself has
+  // written: without compression ws queues nothing of its own, so the order still holds.
   sendWire(frame: Buffer): boolean {
-    if (!this.writable()) return false
-    if (this.raw) this.raw.write(frame)
-    else this.socket.send(unwrap(frame), TEXT)
-    return true
-  }
-
-  private writable(): boolean {
     if (!this.isOpen) return false
-    if (!this.corked) {
-      // What is still unsent from earlier turns says whether the client keeps up; bytes
-      // corked during this turn are about to be written and do not count against it.
-      if (this.socket.bufferedAmount > this.server.limits.bufferedBytes) {
-        this.dropSlowConsumer()
-        return false
-      }
-      this.corked = true
-      this.raw?.cork()
-      this.server.uncorkSoon(this)
-    }
+    const pending = this.pending
+    if (pending === null) {
+      if (this.tooSlow()) return false
+      this.pending = frame
+      this.server.flushSoon(this)
+    } else if (Array.isArray(pending)) pending.push(frame)
+    else this.pending = [pending, frame]
     return true
   }
 
-  // Frames sent in one turn of the event loop leave in one write (see CableServer.uncorkSoon).
-  uncork(): void {
-    this.corked = false
-    this.raw?.uncork()
+  // What is still unsent from earlier turns says whether the client keeps up.
+  private tooSlow(): boolean {
+    if (this.socket.bufferedAmount <= this.server.limits.bufferedBytes) return false
+    this.dropSlowConsumer()
+    return true
+  }
+
+  // Writes the frames held this turn. Every member of a room is sent the same frames in the
+  // same order, so the server joins each sequence once and every socket gets one Buffer and
+  // one plain write, the cheapest path through Node's streams.
+  flush(): void {
+    const pending = this.pending
+    if (pending === null) return
+    this.pending = null
+    if (!this.isOpen) return
+    const bytes = Array.isArray(pending) ? this.server.joined(pending) : pending
+    if (this.raw) this.raw.write(bytes)
+    else for (const frame of Array.isArray(pending) ? pending : [pending]) this.socket.send(unwrap(frame), TEXT)
   }
 
   // Rails' Connection#close: say why, then close the socket.

@@ -10,6 +10,12 @@ import { DISCONNECT_REASONS, LIMITS, messageFrame, ping, WELCOME, type Disconnec
 
 
 const MAX_INTERNED = 100_000
+
+interface JoinNode {
+  next: Map<Buffer, JoinNode>
+  bytes: Buffer | null
+}
+
 export interface CableServerOptions {
   store: Store
   signing: RailsSigning
@@ -45,7 +51,8 @@ export class CableServer {
   private readonly connections = new Set<CableConnection>()
   private readonly byUser = new OneOrManyMap<number, CableConnection>()
   private readonly streams = new OneOrManyMap<string, Channel>()
-  private corked: CableConnection[] = []
+  private flushing: CableConnection[] = []
+  private joins: JoinNode = { next: new Map(), bytes: null }
   private readonly strings = new Map<string, string>()
   private readonly beatIntervalMs: number
   private readonly livenessBeats: number
@@ -137,18 +144,30 @@ export class CableServer {
     return text
   }
 
-  // A broadcast writes to many sockets; each socket is corked at its first frame and all are
-  // uncorked together once the current work is done, so a post costs one write per socket
-  // instead of one per frame.
-  uncorkSoon(connection: CableConnection): void {
-    this.corked.push(connection)
-    if (this.corked.length === 1) setImmediate(() => this.uncorkAll())
+  // A broadcast writes to many sockets. Each holds its frames until the current work is done
+  // and then writes them at once, so a post costs one write per socket instead of one per frame.
+  flushSoon(connection: CableConnection): void {
+    this.flushing.push(connection)
+    if (this.flushing.length === 1) setImmediate(() => this.flushAll())
   }
 
-  private uncorkAll(): void {
-    const corked = this.corked
-    this.corked = []
-    for (const connection of corked) connection.uncork()
+  // The frames of one sequence joined into one Buffer, made once per turn and shared by every
+  // socket that was sent that sequence (the same frame objects in the same order).
+  joined(frames: Buffer[]): Buffer {
+    let node = this.joins
+    for (const frame of frames) {
+      let next = node.next.get(frame)
+      if (!next) node.next.set(frame, (next = { next: new Map(), bytes: null }))
+      node = next
+    }
+    return (node.bytes ??= Buffer.concat(frames))
+  }
+
+  private flushAll(): void {
+    const flushing = this.flushing
+    this.flushing = []
+    for (const connection of flushing) connection.flush()
+    this.joins = { next: new Map(), bytes: null }
   }
 
   // One timer for every socket.

@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import type { Socket } from 'node:net'
+import net, { type Socket } from 'node:net'
 import { CableConnection } from '../../server/cable/connection.ts'
 import { globalIdParam } from '../../server/lib/rails/signing.ts'
 import { rooms, users, type UserName } from '../fixtures.ts'
@@ -40,6 +40,58 @@ test('a message reaches every subscriber once, framed once per identifier', asyn
   const expected = (identifier: string) => `{"identifier":${JSON.stringify(identifier)},"message":${JSON.stringify(append('bmk1z'))}}`
   clients.forEach((client, n) => assert.equal(client.texts.at(-1), expected(n % 6 === 5 ? respelled : canonical)))
   assert.equal(bystander.messages().length, 0)
+})
+
+test('frames sent to a socket in one turn leave in one write, in order, joined once for everyone', async (t) => {
+  const cable = shared()
+  const messages = identifiers.roomMessages(cable.app, 'hq')
+  const people: UserName[] = ['david', 'jason', 'kevin']
+  const clients: CableClient[] = []
+  for (const person of people) {
+    const client = await connect(t, cable, { cookie: await cable.cookie(person) })
+    client.subscribe(messages)
+    client.subscribe(identifiers.unreads)
+    await client.confirmed(messages)
+    await client.confirmed(identifiers.unreads)
+    clients.push(client)
+  }
+  const written: Buffer[] = []
+  const socketsWritten = new Set<Socket>()
+  const write = net.Socket.prototype.write
+  net.Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket['write']>) {
+    const chunk = args[0]
+    if (Buffer.isBuffer(chunk) && chunk.includes('bmk7z')) {
+      written.push(chunk)
+      socketsWritten.add(this)
+    }
+    return write.apply(this, args)
+  } as Socket['write']
+  t.after(() => (net.Socket.prototype.write = write))
+  cable.app.cable.messageCreated(hq, append('bmk7z'))
+  cable.app.cable.unreadRoom(hq.id, clients.map((_, n) => users[people[n]!].id), 1.5)
+  await Promise.all(clients.map((client) => client.until(() => client.messages().length === 2)))
+  assert.equal(written.length, 3, 'one write per socket')
+  assert.equal(socketsWritten.size, 3)
+  assert.equal(new Set(written).size, 1, 'the joined frames are one Buffer shared by every socket')
+  for (const client of clients) {
+    const [message, unread] = client.messages()
+    assert.match(JSON.stringify(message), /bmk7z/)
+    assert.deepEqual(unread, { roomId: hq.id, at: 1.5 })
+  }
+})
+
+test('a frame ws sends after broadcast frames in the same turn arrives after them', async (t) => {
+  const cable = shared()
+  const messages = identifiers.roomMessages(cable.app, 'hq')
+  const client = await connect(t, cable, { cookie: await cable.cookie('jz') })
+  client.subscribe(messages)
+  await client.confirmed(messages)
+  cable.app.cable.messageCreated(hq, append('bmk8z'))
+  cable.app.cable.disconnectUser(users.jz.id, { reconnect: true })
+  await client.until(() => client.texts.some((text) => text.includes('"disconnect"')))
+  const at = (needle: string) => client.texts.findIndex((text) => text.includes(needle))
+  assert.ok(at('bmk8z') >= 0, 'the broadcast was delivered')
+  assert.ok(at('bmk8z') < at('"disconnect"'), 'and before the disconnect frame')
 })
 
 test('unsubscribed and closed sockets are skipped', async (t) => {
