@@ -36,13 +36,15 @@ export function memberships(db: Connection) {
   )
   const read = db.prepare('UPDATE memberships SET unread_at = NULL, updated_at = ? WHERE room_id = ? AND user_id = ? AND unread_at IS NOT NULL')
   const userIdsIn = db.prepare<[number], number>('SELECT user_id FROM memberships WHERE room_id = ?').pluck()
+  const unreadRoomIds = db.prepare<[number], number>('SELECT room_id FROM memberships WHERE user_id = ? AND unread_at IS NOT NULL').pluck()
   const disconnectAll = db.prepare('UPDATE memberships SET connections = 0, connected_at = NULL WHERE connected_at IS NOT NULL OR connections != 0')
 
   return {
     userIdsIn: (roomId: number): number[] => userIdsIn.all(roomId),
     find: (roomId: number, userId: number): MembershipRow | undefined => find.get(roomId, userId),
+    unreadRoomIds: (userId: number): Set<number> => new Set(unreadRoomIds.all(userId)),
 
-    // Touches the membership, so a sidebar tile cached on it shows the room as read.
+    // The sidebar's unread slots are filled from unread_at on every request (unread-slots.ts).
     read: (roomId: number, userId: number): boolean => read.run(dbTime(), roomId, userId).changes > 0,
 
     grant(roomId: number, userId: number, involvement: Involvement = 'mentions'): void {

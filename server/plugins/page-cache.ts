@@ -5,6 +5,7 @@ import type { Models } from '../models/index.ts'
 import { acceptsGzip, deflatePart, gzipOf } from '../rendering/gzip.ts'
 import { createMessageFragments, type MessageFragments } from '../rendering/message-fragments.ts'
 import { PageCache, type CachedPage } from '../rendering/page-cache.ts'
+import { filledGzip, filledIdentity, type SlottedPage } from '../rendering/unread-slots.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,6 +19,7 @@ declare module 'fastify' {
   interface FastifyReply {
     sendPage(page: CachedPage): FastifyReply
     sendSplicedPage(before: string, page: CachedPage, after: string): FastifyReply
+    sendSlottedPage(page: SlottedPage, unread: ReadonlySet<number>): FastifyReply
   }
 }
 
@@ -51,6 +53,12 @@ export default fp(
       if (!acceptsGzip(this.request.headers['accept-encoding'])) return this.send(Buffer.concat([head, page.part.identity, tail]))
       const body = gzipOf([deflatePart(head, SHELL_LEVEL), page.part, deflatePart(tail, SHELL_LEVEL)])
       return this.header('content-encoding', 'gzip').send(body)
+    })
+
+    app.decorateReply('sendSlottedPage', function (this: FastifyReply, page: SlottedPage, unread: ReadonlySet<number>) {
+      this.code(200).type(HTML).header('vary', 'accept-encoding')
+      if (!acceptsGzip(this.request.headers['accept-encoding'])) return this.send(filledIdentity(page, unread))
+      return this.header('content-encoding', 'gzip').send(filledGzip(page, unread))
     })
   },
   { name: 'page-cache', dependencies: ['views', 'database'] },

@@ -8,6 +8,7 @@ import type { MessageRow } from '../models/message.ts'
 import type { MessageDisplay } from '../models/message/display.ts'
 import type { RoomRow } from '../models/room.ts'
 import type { CacheStats } from './cache-stats.ts'
+import { flattened } from './flat-string.ts'
 import type { MessageRenderer } from './messages.ts'
 
 // Everything a message fragment is made from: a change to any of these files changes every key.
@@ -82,7 +83,7 @@ export function createMessageFragments(renderer: MessageRenderer, config: CacheC
       let html = store.get(key)
       if (html === undefined) {
         context.stats.fragmentMisses++
-        html = renderer.render(message, context.origin)
+        html = flattened(renderer.render(message, context.origin))
         store.set(key, html)
       } else {
         context.stats.fragmentHits++
@@ -100,7 +101,7 @@ export function createMessageFragments(renderer: MessageRenderer, config: CacheC
     if (misses.length > 0) {
       context.stats.fragmentMisses += misses.length
       context.stats.recordMisses += misses.length
-      const rendered = new Map(models.messageDisplay.load(misses, context.rooms).map((m) => [m.id, renderer.render(m, context.origin)]))
+      const rendered = new Map(models.messageDisplay.load(misses, context.rooms).map((m) => [m.id, flattened(renderer.render(m, context.origin))]))
       rows.forEach((row, i) => {
         if (htmls[i] !== undefined) return
         const html = rendered.get(row.id)!

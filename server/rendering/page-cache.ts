@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import { deflatePartAsync, gzipOf, type Part } from './gzip.ts'
+import { cutAtSlots, type SlottedPage } from './unread-slots.ts'
 
 // A cached page (or the shared part of one): its bytes, and its compressed bytes, made once.
 export interface CachedPage {
@@ -7,9 +8,17 @@ export interface CachedPage {
   gzip: Buffer
 }
 
+// What the cache holds: whole pages (or shared parts), and sidebars with unread slots.
+type Stored = CachedPage | SlottedPage
+
 interface Entry {
   signature: string
-  page: CachedPage
+  page: Stored
+}
+
+function bytesOf(page: Stored): number {
+  if ('gzip' in page) return page.part.identity.length + page.part.deflated.length + page.gzip.length
+  return page.segments.reduce((sum, part) => sum + part.identity.length + part.deflated.length + 16, 0)
 }
 
 export interface PageCacheStats {
@@ -27,28 +36,29 @@ const MAX_ENTRY_FRACTION = 8
 // it. Concurrent misses on the same key and signature share one build (single flight).
 export class PageCache {
   private readonly entries: LRUCache<string, Entry>
-  private readonly inflight = new Map<string, Promise<CachedPage>>()
+  private readonly inflight = new Map<string, Promise<Stored>>()
   readonly stats: PageCacheStats = { hits: 0, misses: 0, builds: 0, joined: 0 }
 
   constructor(readonly maxBytes: number) {
     this.entries = new LRUCache<string, Entry>({
       maxSize: maxBytes,
       maxEntrySize: Math.max(Math.floor(maxBytes / MAX_ENTRY_FRACTION), 1),
-      sizeCalculation: (entry, key) => entry.page.part.identity.length + entry.page.part.deflated.length + entry.page.gzip.length + key.length + 128,
+      sizeCalculation: (entry, key) => bytesOf(entry.page) + key.length + 128,
     })
   }
 
-  // A stored page, a build already under way for this key and signature, or undefined.
-  find(key: string, signature: string): CachedPage | Promise<CachedPage> | undefined {
+  // A stored page, a build already under way for this key and signature, or undefined. A key
+  // holds one kind of page: whole (admit) or slotted (admitSlotted), as its route stores it.
+  find<T extends Stored = CachedPage>(key: string, signature: string): T | Promise<T> | undefined {
     const entry = this.entries.get(key)
     if (entry && entry.signature === signature) {
       this.stats.hits++
-      return entry.page
+      return entry.page as T
     }
     const pending = this.inflight.get(`${key}\0${signature}`)
     if (pending) {
       this.stats.joined++
-      return pending
+      return pending as Promise<T>
     }
     this.stats.misses++
     return undefined
@@ -57,13 +67,25 @@ export class PageCache {
   // Compresses the rendered HTML once (off the main thread) and stores it. Call it in the same
   // tick as the find() that missed, so a concurrent request finds the build under way.
   admit(key: string, signature: string, html: string): Promise<CachedPage> {
+    return this.build(key, signature, () => deflatePartAsync(Buffer.from(html, 'utf8')).then((part) => ({ part, gzip: gzipOf([part]) })))
+  }
+
+  // The same for a page with unread slots (unread-slots.ts): it is cut at its slots and each
+  // segment is compressed once; requests fill the slots.
+  admitSlotted(key: string, signature: string, html: string): Promise<SlottedPage> {
+    return this.build(key, signature, async () => {
+      const { segments, rooms } = cutAtSlots(html)
+      return { segments: await Promise.all(segments.map((text) => deflatePartAsync(Buffer.from(text, 'utf8')))), rooms }
+    })
+  }
+
+  private build<T extends Stored>(key: string, signature: string, make: () => Promise<T>): Promise<T> {
     const flight = `${key}\0${signature}`
     const existing = this.inflight.get(flight)
-    if (existing) return existing
+    if (existing) return existing as Promise<T>
     this.stats.builds++
-    const build = deflatePartAsync(Buffer.from(html, 'utf8'))
-      .then((part) => {
-        const page = { part, gzip: gzipOf([part]) }
+    const build = make()
+      .then((page) => {
         this.entries.set(key, { signature, page })
         return page
       })

@@ -123,13 +123,13 @@ test("touching a shared room moves nothing; touching a direct room reorders its 
   assertMoves(db, "UPDATE rooms SET updated_at = '2026-03-05 00:00:00' WHERE id = 5", { sidebars: [1, 2] })
 })
 
-test('presence moves nothing, unread and involvement move that person\'s sidebar', (t) => {
+test('presence and unread state move nothing (sidebars fill unread marks per request); involvement moves that person\'s sidebar', (t) => {
   const db = seeded(t)
   assertMoves(db, `UPDATE memberships SET connections = 1, connected_at = '${T}', updated_at = '${T}' WHERE room_id = 1 AND user_id = 3`, {})
   assertMoves(db, 'UPDATE memberships SET connections = 0, connected_at = NULL WHERE room_id = 1 AND user_id = 3', {})
-  assertMoves(db, `UPDATE memberships SET unread_at = '${T}' WHERE room_id = 1 AND user_id = 3`, { sidebars: [3] })
+  assertMoves(db, `UPDATE memberships SET unread_at = '${T}' WHERE room_id = 1 AND user_id = 3`, {})
   assertMoves(db, "UPDATE memberships SET unread_at = '2026-03-09 00:00:00' WHERE room_id = 1 AND user_id = 3", {})
-  assertMoves(db, 'UPDATE memberships SET unread_at = NULL WHERE room_id = 1 AND user_id = 3', { sidebars: [3] })
+  assertMoves(db, 'UPDATE memberships SET unread_at = NULL WHERE room_id = 1 AND user_id = 3', {})
   assertMoves(db, "UPDATE memberships SET involvement = 'invisible' WHERE room_id = 2 AND user_id = 4", { sidebars: [4] })
 })
 

@@ -120,10 +120,20 @@ test('a sidebar shows a foreign change to its unread state, room names and peopl
   await get(app, david, '/users/me/sidebar')
   assert.equal(timing(await get(app, david, '/users/me/sidebar')).page, 'hit')
   const db = foreignWriter(t, app)
+  const tile = (id: number) => new RegExp(`id="list_rooms_\\w+_${id}" class="[^"]*"`)
+  const classOf = (body: string, id: number) => tile(id).exec(body)?.[0] ?? 'no tile'
+  db.prepare('UPDATE memberships SET unread_at = NULL WHERE user_id = ?').run(users.david.id)
   db.prepare("UPDATE memberships SET unread_at = '2030-01-01 00:00:00' WHERE room_id = ? AND user_id = ?").run(rooms.watercooler.id, users.david.id)
-  const unread = await get(app, david, '/users/me/sidebar')
-  assert.equal(timing(unread).page, 'miss')
-  assert.match(unread.body, new RegExp(`id="list_rooms_closed_${rooms.watercooler.id}" class="[^"]*unread`))
+  for (const encoding of ['identity', 'gzip']) {
+    const unread = await get(app, david, '/users/me/sidebar', { 'accept-encoding': encoding })
+    assert.equal(timing(unread).page, 'hit', 'unread state is filled into the cached sidebar')
+    const body = encoding === 'gzip' ? gunzipSync(unread.rawPayload).toString('utf8') : unread.body
+    assert.match(classOf(body, rooms.watercooler.id), / unread"$/)
+    assert.doesNotMatch(classOf(body, hq), /unread/)
+    assert.doesNotMatch(body, /campfire:unread/)
+  }
+  db.prepare('UPDATE memberships SET unread_at = NULL WHERE room_id = ? AND user_id = ?').run(rooms.watercooler.id, users.david.id)
+  assert.doesNotMatch(classOf((await get(app, david, '/users/me/sidebar')).body, rooms.watercooler.id), /unread/)
   db.prepare("UPDATE rooms SET name = 'Espresso Bar' WHERE id = ?").run(rooms.watercooler.id)
   assert.match((await get(app, david, '/users/me/sidebar')).body, /Espresso Bar/)
   db.prepare("UPDATE users SET name = 'Kevin Mc' WHERE id = ?").run(users.kevin.id)

@@ -48,7 +48,7 @@ test('GET /searches without a query shows recent searches and no results', async
   assert.ok(response.body.includes('<title>Search</title>'))
   assert.ok(response.body.includes('class="sidebar searches'))
   assert.ok(response.body.includes('href="/searches?q=pizza"'))
-  assert.ok(response.body.includes('“pizza”'))
+  assert.ok(response.body.includes('&#8220;pizza&#8221;'))
   assert.ok(response.body.includes('<div id="message-area" class="message-area">'))
   assert.ok(response.body.includes('<div id="search-results" class="messages searches__results" data-controller="search-results"'))
   assert.match(response.body, /<input [^>]*role="searchbox" aria-label="search"[^>]*name="q"/)
@@ -67,7 +67,7 @@ test('GET /searches?q= shows reachable matches rendered with the message partial
   assert.ok(response.body.includes(`id="message_${hello.cmid}"`))
   assert.match(response.body, new RegExp(`<div id="presentation_message_${hello.cmid}"[^>]*>\\s*<div class="trix-content">\\s*<div>Hello world!</div>`))
   assert.match(response.body, /<span class="message__room">\s*<a [^>]*href="\/rooms\/4\/@\d+">Designers<\/a>/, 'the room name is shown')
-  assert.match(response.body, /<span class="overflow-ellipsis">“hello”<\/span>\s*<span class="flex-item-no-shrink">1<\/span>/, 'the query pill with the count')
+  assert.match(response.body, /<span class="overflow-ellipsis">&#8220;hello&#8221;<\/span>\s*<span class="flex-item-no-shrink">1<\/span>/, 'the query pill with the count')
   assert.ok(response.body.includes('value="hello" name="q"'), 'the query stays in the search field')
 })
 
@@ -96,7 +96,7 @@ test('shows the newest 100 matches by id, oldest first, with the count', async (
   const response = await get(app, cookie, '/searches?q=coffee')
   assert.equal(response.statusCode, 200)
   assert.deepEqual(messageIds(response.body), ids.slice(-100))
-  assert.match(response.body, /“coffee”<\/span>\s*<span class="flex-item-no-shrink">100<\/span>/)
+  assert.match(response.body, /&#8220;coffee&#8221;<\/span>\s*<span class="flex-item-no-shrink">100<\/span>/)
 })
 
 test('porter stemming: running finds run', async (t) => {

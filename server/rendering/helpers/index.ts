@@ -3,6 +3,8 @@ import { avatarPaths } from './avatars.ts'
 import { boostDomId, messageDomId, roomDomId, roomKey } from './dom.ts'
 import { epochMs, iso8601 } from './time.ts'
 import { isAllEmoji } from '../../models/rich-text/index.ts'
+import { latin1Html } from '../flat-string.ts'
+import { unreadClass } from '../unread-slots.ts'
 
 // The quick boosts in every message's menu.
 export const REACTIONS: [string, string][] = [
@@ -16,6 +18,9 @@ export const REACTIONS: [string, string][] = [
   ['🔥', 'Fire'],
 ]
 
+// The same, as HTML that is Latin-1 only (see latin1Html), for the menu every message carries.
+const REACTIONS_HTML: [string, string][] = REACTIONS.map(([character, title]) => [latin1Html(character), title])
+
 // The helpers every template reaches as `it.h`.
 export function createHelpers(signing: RailsSigning) {
   return {
@@ -25,10 +30,12 @@ export function createHelpers(signing: RailsSigning) {
     iso8601,
     isAllEmoji,
     reactions: REACTIONS,
+    reactionsHtml: REACTIONS_HTML,
     messageDomId,
     roomDomId,
     roomKey,
     signStreamName: (name: string) => signing.signStreamName(name),
+    unreadClass,
   }
 }
 

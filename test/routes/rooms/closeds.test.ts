@@ -157,10 +157,10 @@ test('the edit page shows members who cannot administer the room no switches at 
 test('a filter box appears once there are more than 20 people to choose from', async (t) => {
   const { app } = await buildTestApp(t)
   const cookie = await signIn(app, 'david')
-  assert.doesNotMatch((await get(app, cookie, '/rooms/closeds/new')).body, /placeholder="Filter…"/)
+  assert.doesNotMatch((await get(app, cookie, '/rooms/closeds/new')).body, /placeholder="Filter&#8230;"/)
   await app.store.write((m) => {
     const insert = m.db.prepare("INSERT INTO users (name, role, status, created_at, updated_at) VALUES (?, 0, 0, '2026-03-01', '2026-03-01')")
     for (let n = 0; n < 16; n++) insert.run(`Person ${n}`)
   })
-  assert.match((await get(app, cookie, '/rooms/closeds/new')).body, /<input type="search" id="search"[^>]*placeholder="Filter…" data-action="input->filter#filter">/)
+  assert.match((await get(app, cookie, '/rooms/closeds/new')).body, /<input type="search" id="search"[^>]*placeholder="Filter&#8230;" data-action="input->filter#filter">/)
 })

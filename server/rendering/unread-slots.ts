@@ -1,0 +1,62 @@
+import { deflatePart, gzipOf, type Part } from './gzip.ts'
+
+// A cached sidebar leaves each room's unread mark open: where the tile's class would say
+// " unread", it holds a slot naming the room, and every request fills the slots from the
+// person's memberships as they are now. Unread state changes with every post and every visit;
+// everything else in a sidebar changes rarely, so the rest stays cached.
+
+const SLOT = /<!--campfire:unread:(\d+)-->/g
+const UNREAD = ' unread'
+const UNREAD_PART = deflatePart(Buffer.from(UNREAD, 'utf8'))
+
+export function unreadSlot(roomId: number): string {
+  return `<!--campfire:unread:${roomId}-->`
+}
+
+// The class text of a tile: ` unread`, nothing, or (rendering for the cache) its slot.
+export function unreadClass(unread: boolean | 'slot', roomId: number): string {
+  return unread === 'slot' ? unreadSlot(roomId) : unread ? UNREAD : ''
+}
+
+// The page cut at its slots: segments[i] comes before the slot of rooms[i].
+export interface SlottedText {
+  segments: string[]
+  rooms: number[]
+}
+
+export function cutAtSlots(html: string): SlottedText {
+  const segments: string[] = []
+  const rooms: number[] = []
+  let from = 0
+  for (const match of html.matchAll(SLOT)) {
+    segments.push(html.slice(from, match.index))
+    rooms.push(Number(match[1]))
+    from = match.index + match[0].length
+  }
+  segments.push(html.slice(from))
+  return { segments, rooms }
+}
+
+// A cached page with slots: each segment compressed on its own, once.
+export interface SlottedPage {
+  segments: Part[]
+  rooms: number[]
+}
+
+export function filledIdentity(page: SlottedPage, unread: ReadonlySet<number>): Buffer {
+  const pieces: Buffer[] = []
+  page.segments.forEach((segment, i) => {
+    pieces.push(segment.identity)
+    if (i < page.rooms.length && unread.has(page.rooms[i]!)) pieces.push(UNREAD_PART.identity)
+  })
+  return Buffer.concat(pieces)
+}
+
+export function filledGzip(page: SlottedPage, unread: ReadonlySet<number>): Buffer {
+  const parts: Part[] = []
+  page.segments.forEach((segment, i) => {
+    parts.push(segment)
+    if (i < page.rooms.length && unread.has(page.rooms[i]!)) parts.push(UNREAD_PART)
+  })
+  return gzipOf(parts)
+}
