@@ -18,7 +18,8 @@ interface Entry {
 
 function bytesOf(page: Stored): number {
   if ('gzip' in page) return page.part.identity.length + page.part.deflated.length + page.gzip.length
-  return page.segments.reduce((sum, part) => sum + part.identity.length + part.deflated.length + 16, 0)
+  // Each segment, plus room for the gzips of its fillings (unread-slots.ts keeps two).
+  return page.segments.reduce((sum, part) => sum + part.identity.length + 3 * part.deflated.length + 16, 0)
 }
 
 export interface PageCacheStats {

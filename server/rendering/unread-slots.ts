@@ -37,11 +37,16 @@ export function cutAtSlots(html: string): SlottedText {
   return { segments, rooms }
 }
 
-// A cached page with slots: each segment compressed on its own, once.
+// A cached page with slots: each segment compressed on its own, once. The gzip of the last
+// few ways its slots were filled is kept with it: a person's unread set changes far less often
+// than they load their sidebar.
 export interface SlottedPage {
   segments: Part[]
   rooms: number[]
+  filled?: Map<string, Buffer>
 }
+
+const FILLINGS_KEPT = 2
 
 export function filledIdentity(page: SlottedPage, unread: ReadonlySet<number>): Buffer {
   const pieces: Buffer[] = []
@@ -53,10 +58,17 @@ export function filledIdentity(page: SlottedPage, unread: ReadonlySet<number>): 
 }
 
 export function filledGzip(page: SlottedPage, unread: ReadonlySet<number>): Buffer {
+  const key = page.rooms.map((room) => (unread.has(room) ? '1' : '0')).join('')
+  const known = page.filled?.get(key)
+  if (known) return known
   const parts: Part[] = []
   page.segments.forEach((segment, i) => {
     parts.push(segment)
     if (i < page.rooms.length && unread.has(page.rooms[i]!)) parts.push(UNREAD_PART)
   })
-  return gzipOf(parts)
+  const gzip = gzipOf(parts)
+  page.filled ??= new Map()
+  if (page.filled.size >= FILLINGS_KEPT) page.filled.delete(page.filled.keys().next().value!)
+  page.filled.set(key, gzip)
+  return gzip
 }

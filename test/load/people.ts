@@ -157,6 +157,8 @@ class StepStats {
   readonly nav: Record<NavKind, number[]> = { open: [], scroll: [], search: [], return: [] }
   readonly failures = new Failures()
   readonly timing = new ServerTiming()
+  // The same, per kind of page (room, sidebar, messages, search).
+  readonly timingByKind = new Map<string, ServerTiming>()
   readonly postLatency: number[] = []
   readonly delivery: number[] = []
   readonly markers: Marker[] = []
@@ -505,6 +507,9 @@ class Run {
       return null
     }
     stats.timing.add(answer.headers['server-timing'])
+    let byKind = stats.timingByKind.get(expect.kind)
+    if (!byKind) stats.timingByKind.set(expect.kind, (byKind = new ServerTiming()))
+    byKind.add(answer.headers['server-timing'])
     // Upstream answers an empty history page with 204 No Content.
     if (answer.status === 204 && expect.kind === 'messages') return { ok: true, facts: checkPage(Buffer.alloc(0), expect, this.world).facts }
     if (answer.status !== 200) {
@@ -603,6 +608,7 @@ export interface StepReport {
   unread_notices: number
   keepalive_retries: number
   server_timing: ReturnType<ServerTiming['summary']>
+  page_hit_rate_by_kind: Record<string, number | null>
   server: { cpu_percent: number | null; memory: Memory | null }
   generator: { cpu_percent: number | null; loop_lag: Lap['generator_loop_lag']; memory: Memory | null }
   machine: { core_busy_percent: number[]; other_processes_cpu_percent: number | null }
@@ -652,6 +658,10 @@ function stepReport(stats: StepStats, lap: Lap, retries: number, serverPid: numb
     unread_notices: stats.unreadFrames,
     keepalive_retries: retries,
     server_timing: stats.timing.summary(),
+    page_hit_rate_by_kind: Object.fromEntries([...stats.timingByKind].map(([kind, timing]) => {
+      const page = timing.summary().page
+      return [kind, typeof page === 'object' ? page.hit_rate_percent : null]
+    })),
     server: { cpu_percent: lap.server_cpu_percent, memory: serverPid ? processMemory(serverPid) : null },
     generator: { cpu_percent: lap.generator_cpu_percent, loop_lag: lap.generator_loop_lag, memory: processMemory(process.pid) },
     machine: { core_busy_percent: lap.core_busy_percent, other_processes_cpu_percent: lap.other_processes_cpu_percent },
@@ -863,6 +873,7 @@ function printStep(r: StepReport): void {
   console.log(`    server CPU ${r.server.cpu_percent ?? '–'}%, RSS ${r.server.memory?.rss_mb ?? '–'} MB; generator CPU ${r.generator.cpu_percent ?? '–'}%, loop lag p99 ${r.generator.loop_lag.p99_ms} ms; cores ${r.machine.core_busy_percent.join('/')}%`)
   console.log(`    server CPU per navigation ${r.server_cpu_ms_per_navigation ?? '–'} ms → one core would serve about ${r.people_per_server_core ?? '–'} people`)
   console.log(`    Server-Timing ${JSON.stringify(r.server_timing)}`)
+  console.log(`    page hit rate by kind (%) ${JSON.stringify(r.page_hit_rate_by_kind)}`)
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main()
