@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyReply } from 'fastify'
 import type { CacheConfig, Config } from '../config.ts'
 import type { Models } from '../models/index.ts'
-import { acceptsGzip, deflatePart, gzipOf } from '../rendering/gzip.ts'
+import { acceptsGzip, deflatePart, gzipOf, identityOf } from '../rendering/gzip.ts'
 import { createMessageFragments, type MessageFragments } from '../rendering/message-fragments.ts'
 import { PageCache, type CachedPage } from '../rendering/page-cache.ts'
 import { filledGzip, filledIdentity, type SlottedPage } from '../rendering/unread-slots.ts'
@@ -42,7 +42,7 @@ export default fp(
 
     app.decorateReply('sendPage', function (this: FastifyReply, page: CachedPage) {
       this.code(200).type(HTML).header('vary', 'accept-encoding')
-      if (!acceptsGzip(this.request.headers['accept-encoding'])) return this.send(page.part.identity)
+      if (!acceptsGzip(this.request.headers['accept-encoding'])) return this.send(identityOf(page.part))
       return this.header('content-encoding', 'gzip').send(page.gzip)
     })
 
@@ -50,7 +50,7 @@ export default fp(
       this.code(200).type(HTML).header('vary', 'accept-encoding')
       const head = Buffer.from(before, 'utf8')
       const tail = Buffer.from(after, 'utf8')
-      if (!acceptsGzip(this.request.headers['accept-encoding'])) return this.send(Buffer.concat([head, page.part.identity, tail]))
+      if (!acceptsGzip(this.request.headers['accept-encoding'])) return this.send(Buffer.concat([head, identityOf(page.part), tail]))
       const body = gzipOf([deflatePart(head, SHELL_LEVEL), page.part, deflatePart(tail, SHELL_LEVEL)])
       return this.header('content-encoding', 'gzip').send(body)
     })

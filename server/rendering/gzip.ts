@@ -2,11 +2,13 @@ import zlib from 'node:zlib'
 
 // A compressed part of a page: raw deflate ending in a sync flush (byte-aligned, not final), so
 // parts compressed separately can follow one another inside one gzip member. A cached part is
-// compressed once; per-request parts (a page's viewer-specific shell) are small.
+// compressed once; per-request parts (a page's viewer-specific shell) are small. Only the
+// compressed bytes are kept (a 40-message part is about 350 KB of HTML and 25 KB deflated);
+// the rare client that takes no gzip gets them inflated (identityOf).
 export interface Part {
-  identity: Buffer
   deflated: Buffer
   crc: number
+  length: number
 }
 
 const LEVEL = 6
@@ -15,14 +17,19 @@ const FINAL_EMPTY_BLOCK = Buffer.from([0x03, 0x00])
 const OPTIONS: zlib.ZlibOptions = { level: LEVEL, finishFlush: zlib.constants.Z_SYNC_FLUSH }
 
 export function deflatePart(identity: Buffer, level = LEVEL): Part {
-  return { identity, deflated: zlib.deflateRawSync(identity, { ...OPTIONS, level }), crc: zlib.crc32(identity) }
+  return { deflated: zlib.deflateRawSync(identity, { ...OPTIONS, level }), crc: zlib.crc32(identity), length: identity.length }
 }
 
 // Off the main thread (libuv's pool), for parts that are cached.
 export function deflatePartAsync(identity: Buffer): Promise<Part> {
   return new Promise((resolve, reject) => {
-    zlib.deflateRaw(identity, OPTIONS, (error, deflated) => (error ? reject(error) : resolve({ identity, deflated, crc: zlib.crc32(identity) })))
+    zlib.deflateRaw(identity, OPTIONS, (error, deflated) => (error ? reject(error) : resolve({ deflated, crc: zlib.crc32(identity), length: identity.length })))
   })
+}
+
+// The part's own bytes again.
+export function identityOf(part: Part): Buffer {
+  return part.length === 0 ? Buffer.alloc(0) : zlib.inflateRawSync(part.deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH })
 }
 
 // One gzip member made of the parts in order: header, each part's deflate blocks, a final empty
@@ -31,13 +38,18 @@ export function gzipOf(parts: Part[]): Buffer {
   let crc = 0
   let length = 0
   for (const part of parts) {
-    crc = crc32Combine(crc, part.crc, part.identity.length)
-    length += part.identity.length
+    crc = crc32Combine(crc, part.crc, part.length)
+    length += part.length
   }
   const trailer = Buffer.alloc(8)
   trailer.writeUInt32LE(crc >>> 0, 0)
   trailer.writeUInt32LE(length % 0x100000000, 4)
   return Buffer.concat([HEADER, ...parts.map((part) => part.deflated), FINAL_EMPTY_BLOCK, trailer])
+}
+
+// The part inside a gzip member made by gzipOf([part]), sharing its memory.
+export function partOfGzip(gzip: Buffer, crc: number, length: number): Part {
+  return { deflated: gzip.subarray(HEADER.length, gzip.length - FINAL_EMPTY_BLOCK.length - 8), crc, length }
 }
 
 export function acceptsGzip(acceptEncoding: string | string[] | undefined): boolean {

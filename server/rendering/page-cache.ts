@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import { deflatePartAsync, gzipOf, type Part } from './gzip.ts'
+import { deflatePartAsync, gzipOf, partOfGzip, type Part } from './gzip.ts'
 import { cutAtSlots, type SlottedPage } from './unread-slots.ts'
 
 // A cached page (or the shared part of one): its bytes, and its compressed bytes, made once.
@@ -17,9 +17,9 @@ interface Entry {
 }
 
 function bytesOf(page: Stored): number {
-  if ('gzip' in page) return page.part.identity.length + page.part.deflated.length + page.gzip.length
+  if ('gzip' in page) return page.gzip.length
   // Each segment, plus room for the gzips of its fillings (unread-slots.ts keeps two).
-  return page.segments.reduce((sum, part) => sum + part.identity.length + 3 * part.deflated.length + 16, 0)
+  return page.segments.reduce((sum, part) => sum + 3 * part.deflated.length + 32, 0)
 }
 
 export interface PageCacheStats {
@@ -68,7 +68,12 @@ export class PageCache {
   // Compresses the rendered HTML once (off the main thread) and stores it. Call it in the same
   // tick as the find() that missed, so a concurrent request finds the build under way.
   admit(key: string, signature: string, html: string): Promise<CachedPage> {
-    return this.build(key, signature, () => deflatePartAsync(Buffer.from(html, 'utf8')).then((part) => ({ part, gzip: gzipOf([part]) })))
+    return this.build(key, signature, () =>
+      deflatePartAsync(Buffer.from(html, 'utf8')).then((part) => {
+        const gzip = gzipOf([part])
+        return { part: partOfGzip(gzip, part.crc, part.length), gzip }
+      }),
+    )
   }
 
   // The same for a page with unread slots (unread-slots.ts): it is cut at its slots and each

@@ -1,4 +1,4 @@
-import { deflatePart, gzipOf, type Part } from './gzip.ts'
+import { deflatePart, gzipOf, identityOf, type Part } from './gzip.ts'
 
 // A cached sidebar leaves each room's unread mark open: where the tile's class would say
 // " unread", it holds a slot naming the room, and every request fills the slots from the
@@ -7,7 +7,8 @@ import { deflatePart, gzipOf, type Part } from './gzip.ts'
 
 const SLOT = /<!--campfire:unread:(\d+)-->/g
 const UNREAD = ' unread'
-const UNREAD_PART = deflatePart(Buffer.from(UNREAD, 'utf8'))
+const UNREAD_BYTES = Buffer.from(UNREAD, 'utf8')
+const UNREAD_PART = deflatePart(UNREAD_BYTES)
 
 export function unreadSlot(roomId: number): string {
   return `<!--campfire:unread:${roomId}-->`
@@ -51,8 +52,8 @@ const FILLINGS_KEPT = 2
 export function filledIdentity(page: SlottedPage, unread: ReadonlySet<number>): Buffer {
   const pieces: Buffer[] = []
   page.segments.forEach((segment, i) => {
-    pieces.push(segment.identity)
-    if (i < page.rooms.length && unread.has(page.rooms[i]!)) pieces.push(UNREAD_PART.identity)
+    pieces.push(identityOf(segment))
+    if (i < page.rooms.length && unread.has(page.rooms[i]!)) pieces.push(UNREAD_BYTES)
   })
   return Buffer.concat(pieces)
 }

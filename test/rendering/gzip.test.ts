@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { gunzipSync } from 'node:zlib'
-import { acceptsGzip, deflatePart, deflatePartAsync, gzipOf } from '../../server/rendering/gzip.ts'
+import { acceptsGzip, deflatePart, deflatePartAsync, gzipOf, identityOf, partOfGzip } from '../../server/rendering/gzip.ts'
 
 test('parts compressed apart make one valid gzip member of the whole page', async () => {
   const head = Buffer.from('<html><head><title>Ünïcode</title></head><body>')
@@ -18,4 +18,18 @@ test('gzip is taken when offered and not refused with q=0', () => {
   assert.equal(acceptsGzip('gzip;q=0, identity'), false)
   assert.equal(acceptsGzip('identity'), false)
   assert.equal(acceptsGzip(undefined), false)
+})
+
+test('a part keeps only its compressed bytes, and gives its own bytes back when asked', async () => {
+  const html = Buffer.from('<div class="message">héllo</div>\n'.repeat(3000))
+  const part = await deflatePartAsync(html)
+  assert.ok(part.deflated.length < html.length / 10)
+  assert.equal(part.length, html.length)
+  assert.deepEqual(identityOf(part), html)
+  assert.deepEqual(identityOf(deflatePart(Buffer.alloc(0))), Buffer.alloc(0))
+  const gzip = gzipOf([part])
+  const inside = partOfGzip(gzip, part.crc, part.length)
+  assert.equal(inside.deflated.buffer, gzip.buffer, 'the part shares the gzip member’s memory')
+  assert.deepEqual(identityOf(inside), html)
+  assert.deepEqual(gunzipSync(gzipOf([deflatePart(Buffer.from('<p>')), inside])), Buffer.concat([Buffer.from('<p>'), html]))
 })
