@@ -4,9 +4,7 @@ import { requestOrigin } from '../plugins/security.ts'
 import { sanitizeQuery } from '../models/message/searchable.ts'
 import { resourceRoutes } from './method-override.ts'
 import { lastRoomVisited } from './tracked-room-visit.ts'
-import type { Models } from '../models/index.ts'
-import type { SearchRow } from '../models/search.ts'
-import { findOrRender, hasFlash, sendLookup, viewerSignature } from './cached-pages.ts'
+import { findOrRender, PAGE_PART, rowsSignature, settle, splitAround } from './cached-pages.ts'
 
 type SearchRequest = FastifyRequest<{ Querystring: Record<string, unknown> }>
 
@@ -24,39 +22,42 @@ export function searchPath(query?: string): string {
 // Search: GET shows recent searches and, with ?q=, the newest 100 reachable matches; POST
 // records the query and redirects to its results; DELETE /searches/clear forgets them all.
 export default async function searches(app: FastifyInstance) {
-  // Cached per person, query, way back and origin, valid while nothing changed in any of their
-  // rooms, their memberships, people, the account or their recent searches.
+  // The results are the same bytes for everyone who reaches the same matches: they are cached by
+  // the matching messages and origin, valid while those messages keep their presentation versions,
+  // and shared by everyone whose rooms give the same results. The shell around them (the query,
+  // recent searches, the way back) is the person's own and rendered for each request.
   app.get('/searches', async (request: SearchRequest, reply) => {
     const user = request.user!
     const raw = lastString(request.query.q)
     const sanitized = raw === undefined ? undefined : sanitizeQuery(raw)
     const query = sanitized !== undefined && sanitized.trim() !== '' ? sanitized : null
     const origin = requestOrigin(request)
-    const render = (m: Models, recent: SearchRow[], returnToPath: string) => {
-      const rows = query === null ? [] : m.searchable.reachableMatches(user.id, query)
-      return reply.renderView('searches/index', {
-        query,
-        rawQuery: raw ?? '',
-        resultCount: rows.length,
-        recentSearches: recent.map((search) => ({ query: search.query, path: searchPath(search.query) })),
-        returnToPath,
-        clearUrl: `${origin}/searches/clear`,
-        messagesHtml: app.messageFragments.renderAll(m, rows, { origin, viewerId: user.id, stats: request.cacheStats }),
-      })
-    }
     const page = app.store.read((m) => {
       const returnTo = lastRoomVisited(m, request)
-      const returnToPath = returnTo ? `/rooms/${returnTo.id}` : '/'
-      const recent = m.searches.recent(user.id)
-      if (hasFlash(request)) {
-        request.cacheStats.page = 'bypass'
-        return { state: 'uncached', html: render(m, recent, returnToPath) } as const
+      const rows = query === null ? [] : m.searchable.reachableMatches(user.id, query)
+      const render = () => app.messageFragments.renderAll(m, rows, { origin, viewerId: user.id, stats: request.cacheStats })
+      return {
+        returnToPath: returnTo ? `/rooms/${returnTo.id}` : '/',
+        recent: m.searches.recent(user.id),
+        resultCount: rows.length,
+        results: rows.length === 0 ? null : findOrRender(app, m, `search:${origin}:${rows.map((row) => row.id).join(',')}`, () => rowsSignature(rows), render),
       }
-      const key = `search:${user.id}:${returnToPath}:${origin}:${JSON.stringify(raw ?? null)}`
-      const relevant = () => `${m.cacheVersions.search(user.id)}:${viewerSignature(user)}:${recent.map((r) => `${r.id}.${r.updated_at}.${r.query}`).join('|')}`
-      return findOrRender(app, m, key, relevant, () => render(m, recent, returnToPath))
     })
-    return sendLookup(app, request, reply, page)
+    const data = {
+      query,
+      rawQuery: raw ?? '',
+      resultCount: page.resultCount,
+      recentSearches: page.recent.map((search) => ({ query: search.query, path: searchPath(search.query) })),
+      returnToPath: page.returnToPath,
+      clearUrl: `${origin}/searches/clear`,
+    }
+    if (page.results === null || page.results.state === 'uncached') {
+      if (page.results?.state === 'uncached') request.cacheStats.page = 'off'
+      return reply.type('text/html; charset=utf-8').send(reply.renderView('searches/index', { ...data, messagesHtml: page.results?.html ?? '' }))
+    }
+    const cached = await settle(app, request, page.results)
+    const [before, after] = splitAround(reply.renderView('searches/index', { ...data, messagesHtml: PAGE_PART }), PAGE_PART)
+    return reply.sendSplicedPage(before, cached, after)
   })
 
   app.post('/searches', async (request, reply) => {

@@ -222,3 +222,17 @@ test('under interleaved posts and page loads, every room page shows every post a
   await Promise.all([poster(david, 30), poster(jason, 30), reader(david, 60), reader(jason, 60), reader(david, 60)])
   assert.deepEqual(failures, [])
 })
+
+test('search results are shared by people who reach the same matches, each in their own shell', async (t) => {
+  const { app, david, jason } = await setup(t)
+  const first = await get(app, david, '/searches?q=coffee')
+  const second = await get(app, jason, '/searches?q=coffee')
+  assert.equal(timing(first).page, 'miss')
+  assert.equal(timing(second).page, 'hit')
+  assert.match(first.body, new RegExp(`<meta name="current-user-id" content="${users.david.id}">`))
+  assert.match(second.body, new RegExp(`<meta name="current-user-id" content="${users.jason.id}">`))
+  const results = (html: string) => html.slice(html.indexOf('<div id="search-results"'), html.indexOf('<footer id="footer">'))
+  assert.equal(results(first.body), results(second.body))
+  const other = await get(app, david, '/searches?q=pets')
+  assert.equal(timing(other).page, 'miss', 'other matches are other results')
+})
