@@ -28,6 +28,8 @@ interface Step {
   navigations: Record<string, { n: number; p50_ms: number | null; p99_ms: number | null }>
   server_timing: Record<string, { hits: number; misses: number; hit_rate_percent: number | null } | string>
   server: { cpu_percent: number }
+  server_cpu_ms_per_navigation?: number
+  page_hit_rate_by_kind?: Record<string, number | null>
   machine?: { other_processes_cpu_percent?: number }
 }
 
@@ -51,9 +53,10 @@ for (const name of names) {
   const report = JSON.parse(readFileSync(join(out, file), 'utf8')) as { steps: Step[]; highest_served_step: number | null }
   for (const step of report.steps) {
     const nav = (kind: string) => `${step.navigations[kind]?.p50_ms ?? '–'} / ${step.navigations[kind]?.p99_ms ?? '–'}`
-    rows.push(`| ${name} | ${step.people} | ${rate(step, 'page')} | ${rate(step, 'fragments')} | ${rate(step, 'records')} | ${nav('open')} | ${nav('return')} | ${nav('all')} | ${step.server.cpu_percent}% | ${step.machine?.other_processes_cpu_percent ?? '–'}% | ${step.served ? 'served' : 'not served'} | ${report.highest_served_step ?? 'none'} |`)
+    const kinds = ['room', 'sidebar', 'messages', 'search'].map((kind) => step.page_hit_rate_by_kind?.[kind] ?? '–').join(' / ')
+    rows.push(`| ${name} | ${step.people} | ${rate(step, 'page')} (${kinds}) | ${rate(step, 'fragments')} | ${rate(step, 'records')} | ${nav('open')} | ${nav('return')} | ${nav('all')} | ${step.server.cpu_percent}% (${step.server_cpu_ms_per_navigation ?? '–'} ms/nav) | ${step.machine?.other_processes_cpu_percent ?? '–'}% | ${step.served ? 'served' : 'not served'} | ${report.highest_served_step ?? 'none'} |`)
   }
 }
-console.log('\n| setting | people | page hits | fragment hits | record hits | open p50 / p99 ms | return (room page) p50 / p99 ms | all p50 / p99 ms | server CPU | other procs CPU | step | highest served |')
+console.log('\n| setting | people | page hits (room / sidebar / messages / search) | fragment hits | record hits | open p50 / p99 ms | return (room page) p50 / p99 ms | all p50 / p99 ms | server CPU (per navigation) | other procs CPU | step | highest served |')
 console.log('|---|---:|---:|---:|---:|---|---|---|---:|---:|---|---:|')
 for (const row of rows) console.log(row)
