@@ -2,8 +2,8 @@
 // and prints one side-by-side table: hit rates per layer (from Server-Timing), room page
 // latency, and the highest served step. Any extra arguments go to every bench:users run.
 //
-//   npx tsx test/load/cache-settings.ts -- --steps 250,500,1000 --step-secs 20 --warmup-secs 10 --keep-going
-//   CACHE_SETTINGS=defaults,baseline npx tsx test/load/cache-settings.ts -- ...
+//   npm run bench:caches -- --steps 250,500,1000 --step-secs 20 --warmup-secs 10 --keep-going
+//   CACHE_SETTINGS=defaults,baseline npm run bench:caches -- ...
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
