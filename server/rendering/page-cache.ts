@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import { deflatePartAsync, gzipOf, partOfGzip, type Part } from './gzip.ts'
+import { deflatePartAsync, deflatePieces, gzipOf, partOfGzip, type Part } from './gzip.ts'
 import { cutAtSlots, type SlottedPage } from './unread-slots.ts'
 
 // A cached page (or the shared part of one): its bytes, and its compressed bytes, made once.
@@ -65,15 +65,16 @@ export class PageCache {
     return undefined
   }
 
-  // Compresses the rendered HTML once (off the main thread) and stores it. Call it in the same
-  // tick as the find() that missed, so a concurrent request finds the build under way.
-  admit(key: string, signature: string, html: string): Promise<CachedPage> {
-    return this.build(key, signature, () =>
-      deflatePartAsync(Buffer.from(html, 'utf8')).then((part) => {
-        const gzip = gzipOf([part])
-        return { part: partOfGzip(gzip, part.crc, part.length), gzip }
-      }),
-    )
+  // Compresses the rendered HTML once and stores it. Call it in the same tick as the find() that
+  // missed, so a concurrent request finds the build under way. A string is compressed off the
+  // main thread; pieces (message fragments) are written into one reused buffer and compressed
+  // at once (deflatePieces), which costs less than making them one string.
+  admit(key: string, signature: string, html: string | readonly string[]): Promise<CachedPage> {
+    return this.build(key, signature, async () => {
+      const part = typeof html === 'string' ? await deflatePartAsync(Buffer.from(html, 'utf8')) : deflatePieces(html)
+      const gzip = gzipOf([part])
+      return { part: partOfGzip(gzip, part.crc, part.length), gzip }
+    })
   }
 
   // The same for a page with unread slots (unread-slots.ts): it is cut at its slots and each

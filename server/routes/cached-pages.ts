@@ -8,17 +8,22 @@ import type { CachedPage } from '../rendering/page-cache.ts'
 // under way), HTML it rendered to be cached, or HTML rendered with the page cache off.
 export type PageLookup =
   | { state: 'found'; page: CachedPage | Promise<CachedPage> }
-  | { state: 'rendered'; key: string; signature: string; html: string }
+  | { state: 'rendered'; key: string; signature: string; html: string | string[] }
   | { state: 'uncached'; html: string }
 
 // Inside store.read: finds the page valid for the current signature, or renders it.
-export function findOrRender(app: FastifyInstance, models: Models, key: string, relevant: () => string, render: () => string): PageLookup {
+// `render` may give the page as pieces (message fragments, in order).
+export function findOrRender(app: FastifyInstance, models: Models, key: string, relevant: () => string, render: () => string | string[]): PageLookup {
   const cache = app.pageCache
-  if (!cache) return { state: 'uncached', html: render() }
+  if (!cache) return { state: 'uncached', html: joined(render()) }
   const signature = app.pageSignature(models, relevant)
   const page = cache.find(key, signature)
   if (page) return { state: 'found', page }
   return { state: 'rendered', key, signature, html: render() }
+}
+
+function joined(html: string | string[]): string {
+  return typeof html === 'string' ? html : html.join('')
 }
 
 // Outside the read transaction: the cached page, admitting what was just rendered.

@@ -79,7 +79,7 @@ export default async function messages(app: FastifyInstance, options: { config: 
       const rows = !anchor ? m.messagePages.lastPage(room.id) : before !== undefined ? m.messagePages.pageBefore(anchor) : m.messagePages.pageAfter(anchor)
       if (rows.length === 0) return 'empty' as const
       const key = `messages:${room.id}:${!anchor ? 'latest' : before !== undefined ? 'before' : 'after'}:${anchor?.id ?? ''}:${origin}`
-      const render = () => app.messageFragments.renderAll(m, rows, { origin, viewerId: request.user!.id, stats: request.cacheStats, rooms: [room] })
+      const render = () => app.messageFragments.renderEach(m, rows, { origin, viewerId: request.user!.id, stats: request.cacheStats, rooms: [room] })
       return findOrRender(app, m, key, () => rowsSignature(rows), render)
     })
     if (!page) return reply.sendError(404)

@@ -32,7 +32,7 @@ export default async function rooms(app: FastifyInstance) {
       const target = targetId === null ? undefined : m.messages.findInRoom(targetId, room.id)
       const rows: MessageRow[] = target ? m.messagePages.pageAround(target) : m.messagePages.lastPage(room.id)
       const original = m.rooms.original()
-      const render = () => app.messageFragments.renderAll(m, rows, { origin, viewerId: user.id, stats: request.cacheStats, rooms: [room] })
+      const render = () => app.messageFragments.renderEach(m, rows, { origin, viewerId: user.id, stats: request.cacheStats, rooms: [room] })
       return {
         room,
         messages: findOrRender(app, m, `room:${room.id}:${target?.id ?? 'latest'}:${origin}`, () => rowsSignature(rows), render),

@@ -35,7 +35,7 @@ export default async function searches(app: FastifyInstance) {
     const page = app.store.read((m) => {
       const returnTo = lastRoomVisited(m, request)
       const rows = query === null ? [] : m.searchable.reachableMatches(user.id, query)
-      const render = () => app.messageFragments.renderAll(m, rows, { origin, viewerId: user.id, stats: request.cacheStats })
+      const render = () => app.messageFragments.renderEach(m, rows, { origin, viewerId: user.id, stats: request.cacheStats })
       return {
         returnToPath: returnTo ? `/rooms/${returnTo.id}` : '/',
         recent: m.searches.recent(user.id),

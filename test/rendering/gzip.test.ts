@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { gunzipSync } from 'node:zlib'
-import { acceptsGzip, deflatePart, deflatePartAsync, gzipOf, identityOf, partOfGzip } from '../../server/rendering/gzip.ts'
+import { acceptsGzip, deflatePart, deflatePartAsync, deflatePieces, gzipOf, identityOf, partOfGzip } from '../../server/rendering/gzip.ts'
 
 test('parts compressed apart make one valid gzip member of the whole page', async () => {
   const head = Buffer.from('<html><head><title>Ünïcode</title></head><body>')
@@ -32,4 +32,13 @@ test('a part keeps only its compressed bytes, and gives its own bytes back when 
   assert.equal(inside.deflated.buffer, gzip.buffer, 'the part shares the gzip member’s memory')
   assert.deepEqual(identityOf(inside), html)
   assert.deepEqual(gunzipSync(gzipOf([deflatePart(Buffer.from('<p>')), inside])), Buffer.concat([Buffer.from('<p>'), html]))
+})
+
+test('pieces written into the reused buffer compress to the page they make, however large', () => {
+  const pieces = ['<p>Ünïcode ✓</p>', '<div>x</div>'.repeat(1000), '', '👍'.repeat(10)]
+  const part = deflatePieces(pieces)
+  assert.deepEqual(identityOf(part).toString('utf8'), pieces.join(''))
+  const large = Array.from({ length: 300 }, (_, i) => `<div class="message" id="m${i}">${'é'.repeat(5000)}</div>`)
+  assert.equal(identityOf(deflatePieces(large)).toString('utf8'), large.join(''))
+  assert.deepEqual(gunzipSync(gzipOf([deflatePieces(pieces), deflatePart(Buffer.from('<end>'))])).toString('utf8'), pieces.join('') + '<end>')
 })
