@@ -1,12 +1,19 @@
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import net, { type Socket } from 'node:net'
 import { CableConnection } from '../../server/cable/connection.ts'
 import { globalIdParam } from '../../server/lib/rails/signing.ts'
 import { rooms, users, type UserName } from '../fixtures.ts'
-import { connect, identifiers, sharedCableApp, withLimits, type CableClient } from './cable-helper.ts'
+import { connect, identifiers, sharedCableApp, withLimits, type CableApp, type CableClient } from './cable-helper.ts'
 
 const shared = sharedCableApp()
+
+async function subscribedClient(t: TestContext, cable: CableApp, person: UserName, ...subscriptions: string[]): Promise<CableClient> {
+  const client = await connect(t, cable, { cookie: await cable.cookie(person) })
+  for (const identifier of subscriptions) client.subscribe(identifier)
+  for (const identifier of subscriptions) await client.confirmed(identifier)
+  return client
+}
 const hq = { id: rooms.hq.id, type: rooms.hq.type }
 const append = (marker: string) => `<turbo-stream action="append" target="messages_rooms_open_2"><template><div>${marker}</div></template></turbo-stream>`
 
@@ -47,14 +54,7 @@ test('frames sent to a socket in one turn leave in one write, in order, joined o
   const messages = identifiers.roomMessages(cable.app, 'hq')
   const people: UserName[] = ['david', 'jason', 'kevin']
   const clients: CableClient[] = []
-  for (const person of people) {
-    const client = await connect(t, cable, { cookie: await cable.cookie(person) })
-    client.subscribe(messages)
-    client.subscribe(identifiers.unreads)
-    await client.confirmed(messages)
-    await client.confirmed(identifiers.unreads)
-    clients.push(client)
-  }
+  for (const person of people) clients.push(await subscribedClient(t, cable, person, messages, identifiers.unreads))
   const written: Buffer[] = []
   const socketsWritten = new Set<Socket>()
   const write = net.Socket.prototype.write
@@ -83,9 +83,7 @@ test('frames sent to a socket in one turn leave in one write, in order, joined o
 test('a frame ws sends after broadcast frames in the same turn arrives after them', async (t) => {
   const cable = shared()
   const messages = identifiers.roomMessages(cable.app, 'hq')
-  const client = await connect(t, cable, { cookie: await cable.cookie('jz') })
-  client.subscribe(messages)
-  await client.confirmed(messages)
+  const client = await subscribedClient(t, cable, 'jz', messages)
   cable.app.cable.messageCreated(hq, append('bmk8z'))
   cable.app.cable.disconnectUser(users.jz.id, { reconnect: true })
   await client.until(() => client.texts.some((text) => text.includes('"disconnect"')))
@@ -113,9 +111,7 @@ test('unsubscribed and closed sockets are skipped', async (t) => {
 test('edits, removals and boosts go out as turbo-stream envelopes on the room’s stream', async (t) => {
   const cable = shared()
   const identifier = identifiers.roomMessages(cable.app, 'hq')
-  const client = await connect(t, cable, { cookie: await cable.cookie('kevin') })
-  client.subscribe(identifier)
-  await client.confirmed(identifier)
+  const client = await subscribedClient(t, cable, 'kevin', identifier)
   const message = { client_message_id: 'abc123' }
   cable.app.cable.messageUpdated(hq, message, '<div>edited</div>')
   cable.app.cable.boostCreated(hq, message, '<span>🎉</span>')
