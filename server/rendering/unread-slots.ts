@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { deflatePart, gzipOf, identityOf, type Part } from './gzip.ts'
 
 // A cached sidebar leaves each room's unread mark open: where the tile's class would say
@@ -5,13 +6,16 @@ import { deflatePart, gzipOf, identityOf, type Part } from './gzip.ts'
 // person's memberships as they are now. Unread state changes with every post and every visit;
 // everything else in a sidebar changes rarely, so the rest stays cached.
 
-const SLOT = /<!--campfire:unread:(\d+)-->/g
+// The slot carries a nonce made at boot, so no text the page shows unescaped (an account's custom
+// styles) can pass for one.
+const NONCE = randomBytes(9).toString('hex')
+const SLOT = new RegExp(`<!--campfire:unread:${NONCE}:(\\d+)-->`, 'g')
 const UNREAD = ' unread'
 const UNREAD_BYTES = Buffer.from(UNREAD, 'utf8')
 const UNREAD_PART = deflatePart(UNREAD_BYTES)
 
 export function unreadSlot(roomId: number): string {
-  return `<!--campfire:unread:${roomId}-->`
+  return `<!--campfire:unread:${NONCE}:${roomId}-->`
 }
 
 // The class text of a tile: ` unread`, nothing, or (rendering for the cache) its slot.

@@ -34,3 +34,10 @@ test('filling the slots gives the same page, plain or gzipped, for any unread se
     assert.equal(gunzipSync(filledGzip(page, unread)).toString('utf8'), expected)
   }
 })
+
+test('only slots made by this process are cut: a look-alike in unescaped text stays as it is', () => {
+  const lookAlike = '<style>/* <!--campfire:unread:7--> */</style>'
+  const { segments, rooms } = cutAtSlots(`${lookAlike}<a class="room${unreadSlot(7)}">`)
+  assert.deepEqual(rooms, [7])
+  assert.equal(segments[0], `${lookAlike}<a class="room`)
+})
