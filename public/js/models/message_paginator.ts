@@ -69,40 +69,36 @@ export class MessagePaginator {
     }
   }
 
-  private async loadBefore(): Promise<boolean> {
-    const first = this.messages()[0]
-    if (!first) return false
-    const html = await this.fetchPage(`before=${first.dataset.messageId}`)
-    if (html === null) {
-      this.reachedStart = true
-      return false
-    }
-    let inserted: HTMLElement[] = []
-    await this.scroll.keepScroll(true, async () => {
-      inserted = this.insert(html, 'afterbegin', first)
-      this.trimExcessMessages(false)
-      this.onInsert(inserted)
-    })
-    if (inserted.length === 0) this.reachedStart = true
-    this.observe()
-    return inserted.length > 0
+  private loadBefore(): Promise<boolean> {
+    return this.loadPage('before')
   }
 
-  private async loadAfter(): Promise<boolean> {
-    const last = this.messages().at(-1)
-    if (!last) return false
-    const html = await this.fetchPage(`after=${last.dataset.messageId}`)
+  private loadAfter(): Promise<boolean> {
+    return this.loadPage('after')
+  }
+
+  // One page of older ('before' the first message shown) or newer ('after' the last) messages.
+  // Reaching either end is remembered, so the observer stops asking for more that way.
+  private async loadPage(direction: 'before' | 'after'): Promise<boolean> {
+    const older = direction === 'before'
+    const anchor = older ? this.messages()[0] : this.messages().at(-1)
+    if (!anchor) return false
+    const reachedEnd = () => {
+      if (older) this.reachedStart = true
+      else this.upToDate = true
+    }
+    const html = await this.fetchPage(`${direction}=${anchor.dataset.messageId}`)
     if (html === null) {
-      this.upToDate = true
+      reachedEnd()
       return false
     }
     let inserted: HTMLElement[] = []
-    await this.scroll.keepScroll(false, async () => {
-      inserted = this.insert(html, 'beforeend', last)
-      this.trimExcessMessages(true)
+    await this.scroll.keepScroll(older, async () => {
+      inserted = this.insert(html, older ? 'afterbegin' : 'beforeend', anchor)
+      this.trimExcessMessages(!older)
       this.onInsert(inserted)
     })
-    if (inserted.length === 0) this.upToDate = true
+    if (inserted.length === 0) reachedEnd()
     this.observe()
     return inserted.length > 0
   }
