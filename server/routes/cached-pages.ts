@@ -27,7 +27,7 @@ function joined(html: string | string[]): string {
 }
 
 // Outside the read transaction: the cached page, admitting what was just rendered.
-export async function settle(app: FastifyInstance, request: FastifyRequest, lookup: Exclude<PageLookup, { state: 'uncached' }>): Promise<CachedPage> {
+async function settle(app: FastifyInstance, request: FastifyRequest, lookup: Exclude<PageLookup, { state: 'uncached' }>): Promise<CachedPage> {
   if (lookup.state === 'found') {
     request.cacheStats.page = 'hit'
     return lookup.page
@@ -44,6 +44,19 @@ export async function sendLookup(app: FastifyInstance, request: FastifyRequest, 
   return reply.sendPage(await settle(app, request, lookup))
 }
 
+// A page whose `messagesHtml` is a cached part (room, search): the viewer's shell is rendered
+// around it for each request and spliced with its compressed bytes, or, with the page cache
+// off, the whole page is rendered.
+export async function sendViewAround(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, template: string, data: Record<string, unknown>, part: PageLookup): Promise<FastifyReply> {
+  if (part.state === 'uncached') {
+    request.cacheStats.page = 'off'
+    return reply.view(template, { ...data, messagesHtml: part.html })
+  }
+  const cached = await settle(app, request, part)
+  const [before, after] = splitAround(reply.renderView(template, { ...data, messagesHtml: PAGE_PART }), PAGE_PART)
+  return reply.sendSplicedPage(before, cached, after)
+}
+
 // A list of messages is valid as long as the same messages, at the same presentation
 // versions, are on it.
 export function rowsSignature(rows: MessageRow[]): string {
@@ -56,9 +69,9 @@ export function viewerSignature(user: UserRow): string {
 }
 
 // Where a page's cached part goes in its per-request shell.
-export const PAGE_PART = '<!--campfire:cached-part-->'
+const PAGE_PART = '<!--campfire:cached-part-->'
 
-export function splitAround(html: string, marker: string): [string, string] {
+function splitAround(html: string, marker: string): [string, string] {
   const at = html.indexOf(marker)
   if (at < 0 || html.indexOf(marker, at + 1) >= 0) throw new Error('the page part marker must appear exactly once')
   return [html.slice(0, at), html.slice(at + marker.length)]

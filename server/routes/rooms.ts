@@ -8,7 +8,7 @@ import { canAdminister } from '../models/user/role.ts'
 import { resourceRoutes } from './method-override.ts'
 import { sidebarBroadcasts } from './rooms/sidebar-broadcasts.ts'
 import { positiveId, roomFor } from './room-scoped.ts'
-import { findOrRender, PAGE_PART, rowsSignature, settle, splitAround } from './cached-pages.ts'
+import { findOrRender, rowsSignature, sendViewAround } from './cached-pages.ts'
 
 const EDIT_KINDS: Record<string, string> = { 'Rooms::Open': 'opens', 'Rooms::Closed': 'closeds', 'Rooms::Direct': 'directs' }
 type RoomParams = { Params: { id?: string; room_id?: string; message_id?: string } }
@@ -52,13 +52,7 @@ export default async function rooms(app: FastifyInstance) {
       editKind: EDIT_KINDS[page.room.type] ?? 'opens',
       streamName: app.signing.signStreamName(`${globalIdParam(page.room.type, page.room.id)}:messages`),
     }
-    if (messages.state === 'uncached') {
-      request.cacheStats.page = 'off'
-      return reply.view('rooms/show', { ...data, messagesHtml: messages.html })
-    }
-    const cached = await settle(app, request, messages)
-    const [before, after] = splitAround(reply.renderView('rooms/show', { ...data, messagesHtml: PAGE_PART }), PAGE_PART)
-    return reply.sendSplicedPage(before, cached, after)
+    return sendViewAround(app, request, reply, 'rooms/show', data, messages)
   }
 
   app.get('/rooms', async (request, reply) => {

@@ -4,7 +4,7 @@ import { requestOrigin } from '../plugins/security.ts'
 import { sanitizeQuery } from '../models/message/searchable.ts'
 import { resourceRoutes } from './method-override.ts'
 import { lastRoomVisited } from './tracked-room-visit.ts'
-import { findOrRender, PAGE_PART, rowsSignature, settle, splitAround } from './cached-pages.ts'
+import { findOrRender, rowsSignature, sendViewAround } from './cached-pages.ts'
 
 type SearchRequest = FastifyRequest<{ Querystring: Record<string, unknown> }>
 
@@ -51,13 +51,8 @@ export default async function searches(app: FastifyInstance) {
       returnToPath: page.returnToPath,
       clearUrl: `${origin}/searches/clear`,
     }
-    if (page.results === null || page.results.state === 'uncached') {
-      if (page.results?.state === 'uncached') request.cacheStats.page = 'off'
-      return reply.type('text/html; charset=utf-8').send(reply.renderView('searches/index', { ...data, messagesHtml: page.results?.html ?? '' }))
-    }
-    const cached = await settle(app, request, page.results)
-    const [before, after] = splitAround(reply.renderView('searches/index', { ...data, messagesHtml: PAGE_PART }), PAGE_PART)
-    return reply.sendSplicedPage(before, cached, after)
+    if (page.results === null) return reply.view('searches/index', { ...data, messagesHtml: '' })
+    return sendViewAround(app, request, reply, 'searches/index', data, page.results)
   })
 
   app.post('/searches', async (request, reply) => {
