@@ -11,8 +11,7 @@ import { deflatePart, gzipOf, identityOf, type Part } from './gzip.ts'
 const NONCE = randomBytes(9).toString('hex')
 const SLOT = new RegExp(`<!--campfire:unread:${NONCE}:(\\d+)-->`, 'g')
 const UNREAD = ' unread'
-const UNREAD_BYTES = Buffer.from(UNREAD, 'utf8')
-const UNREAD_PART = deflatePart(UNREAD_BYTES)
+const UNREAD_PART = deflatePart(Buffer.from(UNREAD, 'utf8'))
 
 export function unreadSlot(roomId: number): string {
   return `<!--campfire:unread:${NONCE}:${roomId}-->`
@@ -53,25 +52,25 @@ export interface SlottedPage {
 
 const FILLINGS_KEPT = 2
 
-export function filledIdentity(page: SlottedPage, unread: ReadonlySet<number>): Buffer {
-  const pieces: Buffer[] = []
+// The page's parts in order, with " unread" in the slot of each unread room.
+function filledParts(page: SlottedPage, unread: ReadonlySet<number>): Part[] {
+  const parts: Part[] = []
   page.segments.forEach((segment, i) => {
-    pieces.push(identityOf(segment))
-    if (i < page.rooms.length && unread.has(page.rooms[i]!)) pieces.push(UNREAD_BYTES)
+    parts.push(segment)
+    if (i < page.rooms.length && unread.has(page.rooms[i]!)) parts.push(UNREAD_PART)
   })
-  return Buffer.concat(pieces)
+  return parts
+}
+
+export function filledIdentity(page: SlottedPage, unread: ReadonlySet<number>): Buffer {
+  return Buffer.concat(filledParts(page, unread).map(identityOf))
 }
 
 export function filledGzip(page: SlottedPage, unread: ReadonlySet<number>): Buffer {
   const key = page.rooms.map((room) => (unread.has(room) ? '1' : '0')).join('')
   const known = page.filled?.get(key)
   if (known) return known
-  const parts: Part[] = []
-  page.segments.forEach((segment, i) => {
-    parts.push(segment)
-    if (i < page.rooms.length && unread.has(page.rooms[i]!)) parts.push(UNREAD_PART)
-  })
-  const gzip = gzipOf(parts)
+  const gzip = gzipOf(filledParts(page, unread))
   page.filled ??= new Map()
   if (page.filled.size >= FILLINGS_KEPT) page.filled.delete(page.filled.keys().next().value!)
   page.filled.set(key, gzip)

@@ -18,7 +18,8 @@ export const REACTIONS: [string, string][] = [
   ['🔥', 'Fire'],
 ]
 
-// The same, as HTML that is Latin-1 only (see latin1Html), for the menu every message carries.
+// The same for the menu every message carries, the characters as HTML that is Latin-1 only
+// (see latin1Html).
 const REACTIONS_HTML: [string, string][] = REACTIONS.map(([character, title]) => [latin1Html(character), title])
 
 // The helpers every template reaches as `it.h`.
@@ -29,8 +30,7 @@ export function createHelpers(signing: RailsSigning) {
     epochMs,
     iso8601,
     isAllEmoji,
-    reactions: REACTIONS,
-    reactionsHtml: REACTIONS_HTML,
+    reactions: REACTIONS_HTML,
     messageDomId,
     roomDomId,
     roomKey,
