@@ -20,6 +20,11 @@ function timing(response: LightMyRequestResponse): Record<string, string> {
   }))
 }
 
+// The page's own shell names the person who asked for it.
+function assertShellFor(response: LightMyRequestResponse, userId: number): void {
+  assert.match(response.body, new RegExp(`<meta name="current-user-id" content="${userId}">`))
+}
+
 function get(app: FastifyInstance, cookie: string, url: string, headers: Record<string, string> = {}) {
   return inject(app, cookie, { method: 'GET', url, headers })
 }
@@ -50,8 +55,8 @@ test('a room page is cached once for every viewer, and each viewer still gets th
   const second = await get(app, jason, `/rooms/${hq}`)
   assert.equal(timing(second).page, 'hit')
   assert.equal(timing(second).fragments, 'hits=0 misses=0')
-  assert.match(first.body, new RegExp(`<meta name="current-user-id" content="${users.david.id}">`))
-  assert.match(second.body, new RegExp(`<meta name="current-user-id" content="${users.jason.id}">`))
+  assertShellFor(first, users.david.id)
+  assertShellFor(second, users.jason.id)
   const messagesOf = (html: string) => html.slice(html.indexOf('<div id="messages_'), html.indexOf('<turbo-cable-stream-source channel="RoomMessagesChannel"'))
   assert.equal(messagesOf(first.body), messagesOf(second.body))
   assert.match(String(second.headers['server-timing']), /total;dur=\d+\.\d\d/)
@@ -229,8 +234,8 @@ test('search results are shared by people who reach the same matches, each in th
   const second = await get(app, jason, '/searches?q=coffee')
   assert.equal(timing(first).page, 'miss')
   assert.equal(timing(second).page, 'hit')
-  assert.match(first.body, new RegExp(`<meta name="current-user-id" content="${users.david.id}">`))
-  assert.match(second.body, new RegExp(`<meta name="current-user-id" content="${users.jason.id}">`))
+  assertShellFor(first, users.david.id)
+  assertShellFor(second, users.jason.id)
   const results = (html: string) => html.slice(html.indexOf('<div id="search-results"'), html.indexOf('<footer id="footer">'))
   assert.equal(results(first.body), results(second.body))
   const other = await get(app, david, '/searches?q=pets')
