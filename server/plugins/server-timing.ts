@@ -8,7 +8,8 @@ declare module 'fastify' {
   }
 }
 
-// Every HTML response says what the caches did for it, and how long it took:
+// Every HTML and Turbo Stream response says what the caches did for it, and how long it took
+// (for a post's answer, that is the time before its broadcast leaves):
 // Server-Timing: page;desc="hit", records;desc="hits=0 misses=0", fragments;desc="hits=40 misses=0", total;dur=0.42
 export default fp(
   async function serverTimingPlugin(app) {
@@ -20,7 +21,7 @@ export default fp(
     })
     app.addHook('onSend', async (request, reply, payload) => {
       const type = String(reply.getHeader('content-type') ?? '')
-      if (!type.startsWith('text/html')) return payload
+      if (!type.startsWith('text/html') && !type.startsWith('text/vnd.turbo-stream.html')) return payload
       const totalMs = Number(process.hrtime.bigint() - request.startedAt) / 1e6
       reply.header('server-timing', serverTiming(request.cacheStats ?? emptyCacheStats(), totalMs))
       return payload

@@ -12,7 +12,11 @@ import { hit, newSample, type Target } from './routes.ts'
 import { Delivery } from './support/deliveries.ts'
 import { HttpClient, isFailure } from './support/http.ts'
 import { checkPage, reasonOf, type Expectation, type Knowledge } from './support/page-checks.ts'
-import { parseServerTiming, ServerTiming } from './support/server-timing.ts'
+import { parseServerTiming, ServerTiming, serverTotalMs } from './support/server-timing.ts'
+import { startFlags } from './support/server.ts'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 // The cast: David (1) is in rooms 10 and 11; Jason (2) in 11 and 12. Messages 100–102 are in
 // room 10, 200 in room 11, 300 in room 12.
@@ -187,4 +191,20 @@ test('a post that never reaches someone still viewing the room is undelivered; o
   assert.deepEqual(delivery.tally(), { expected: 3, missed: 2, excused: 1, undelivered: 1 })
   assert.equal(delivery.received(3, 1700), 700, 'late, but delivered')
   assert.deepEqual(delivery.tally(), { expected: 3, missed: 1, excused: 1, undelivered: 0 })
+})
+
+test('a benchmark starts the server with the node flags of the checkout’s own npm start', () => {
+  const ours = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
+  assert.ok(ours.scripts.start.includes(`node ${startFlags(new URL('../..', import.meta.url).pathname).join(' ')} dist/main.js`))
+  const other = mkdtempSync(join(tmpdir(), 'campfire-start-flags-'))
+  writeFileSync(join(other, 'package.json'), JSON.stringify({ scripts: { start: 'npm run build && node --max-old-space-size=512 --trace-gc dist/main.js' } }))
+  assert.deepEqual(startFlags(other), ['--max-old-space-size=512', '--trace-gc'])
+  writeFileSync(join(other, 'package.json'), JSON.stringify({ scripts: { start: 'node dist/main.js' } }))
+  assert.deepEqual(startFlags(other), [])
+})
+
+test('a post answer’s Server-Timing total is read as the server’s time, and a header without one as none', () => {
+  assert.equal(serverTotalMs('fragments;desc="hits=0 misses=1", total;dur=3.42'), 3.42)
+  assert.equal(serverTotalMs('page;desc="hit"'), null)
+  assert.equal(serverTotalMs(undefined), null)
 })

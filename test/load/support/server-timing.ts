@@ -77,3 +77,10 @@ function splitOutsideQuotes(text: string, separator: string): string[] {
   parts.push(text.slice(start))
   return parts
 }
+
+// The `total;dur=` of a Server-Timing header in milliseconds, or null without one.
+export function serverTotalMs(header: string | string[] | undefined): number | null {
+  const text = Array.isArray(header) ? header.join(',') : header
+  const match = text ? /(?:^|,)\s*total;dur=(\d+(?:\.\d+)?)/.exec(text) : null
+  return match ? Number(match[1]) : null
+}

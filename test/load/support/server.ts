@@ -3,7 +3,7 @@
 // meters on both, the generator's event-loop lag, and every core's busy time (the machine may
 // be shared, and the report says so).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, type WriteStream } from 'node:fs'
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, type WriteStream } from 'node:fs'
 import net from 'node:net'
 import { cpus, tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
@@ -64,12 +64,26 @@ export interface ServerChild {
 }
 
 // How the server under test runs: as `npm start` does (compiled into dist/ by the checkout's own
-// build script, then plain node) when the checkout has one, else its sources under tsx.
+// build script, then node with the flags its start script gives) when the checkout has one, else
+// its sources under tsx (with the same node flags).
 export function serverCommand(serverDir: string, tsx: boolean): string[] {
   const build = join(serverDir, 'server', 'build', 'server.ts')
-  if (tsx || !existsSync(build)) return ['--import', 'tsx', 'server/main.ts']
+  const flags = startFlags(serverDir)
+  if (tsx || !existsSync(build)) return [...flags.filter((flag) => flag !== '--enable-source-maps'), '--import', 'tsx', 'server/main.ts']
   execFileSync(process.execPath, ['--import', 'tsx', build], { cwd: serverDir, stdio: 'ignore' })
-  return ['--enable-source-maps', 'dist/main.js']
+  return [...flags, 'dist/main.js']
+}
+
+// The node flags of the checkout's `npm start` (`… && node <flags> dist/main.js`).
+export function startFlags(serverDir: string): string[] {
+  let start = ''
+  try {
+    start = String((JSON.parse(readFileSync(join(serverDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts?.start ?? '')
+  } catch {
+    return ['--enable-source-maps']
+  }
+  const match = /(?:^|&&\s*)node((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/main\.js\b/.exec(start)
+  return match ? match[1]!.trim().split(/\s+/).filter(Boolean) : ['--enable-source-maps']
 }
 
 // Starts the server of `serverDir` on its own core, on a free loopback port.

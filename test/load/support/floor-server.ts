@@ -1,0 +1,82 @@
+// The floor for bench:cable's post → all clients figure: a bare Node broadcaster that does
+// nothing but what any fan-out must do on this machine. WebSocket clients upgrade with no
+// checks and are never read from; `POST /go?seq=N&bytes=B` writes B bytes to every client, in
+// one loop of socket.write calls, and answers with how long that loop took: a text frame that
+// carries the marker bmk<N>z and, like a post's unread notice, a short second frame. No
+// database, no rendering, no JSON, no channels.
+//
+//   node --import tsx test/load/support/floor-server.ts PORT     (prints "listening PORT")
+import { createHash } from 'node:crypto'
+import http from 'node:http'
+import type { Socket } from 'node:net'
+
+const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11'
+const MAX_FRAME_BYTES = 64 * 1024
+const clients = new Set<Socket>()
+const NOTICE = textFrame(Buffer.from('{"identifier":"{\\"channel\\":\\"UnreadRoomsChannel\\"}","message":{"roomId":1,"at":1796047293.541}}'))
+
+function textFrame(payload: Buffer): Buffer {
+  const header = payload.length < 126 ? 2 : 4
+  const out = Buffer.allocUnsafe(header + payload.length)
+  out[0] = 0x81
+  if (header === 2) out[1] = payload.length
+  else {
+    out[1] = 126
+    out.writeUInt16BE(payload.length, 2)
+  }
+  payload.copy(out, header)
+  return out
+}
+
+// The marked frame and the notice, `bytes` in all.
+function frames(seq: number, bytes: number): Buffer {
+  const size = Math.min(MAX_FRAME_BYTES, Math.max(16, bytes - NOTICE.length))
+  const header = size < 126 ? 2 : 4
+  const payloadSize = size - header
+  const payload = Buffer.alloc(payloadSize, 0x20)
+  // The marker sits mid-frame, as a message's text sits mid-way through its HTML.
+  payload.write('{"message":"', 0, 'latin1')
+  payload.write(`bmk${seq}z`, Math.floor(payloadSize / 2), 'latin1')
+  payload.write('"}', payloadSize - 2, 'latin1')
+  return Buffer.concat([textFrame(payload), NOTICE])
+}
+
+const server = http.createServer((request, response) => {
+  const url = new URL(request.url ?? '/', 'http://floor')
+  const seq = Number(url.searchParams.get('seq'))
+  const bytes = Number(url.searchParams.get('bytes'))
+  if (request.method !== 'POST' || url.pathname !== '/go' || !Number.isInteger(seq) || !Number.isFinite(bytes)) {
+    response.writeHead(404).end()
+    return
+  }
+  request.resume()
+  request.on('end', () => {
+    const wire = frames(seq, bytes)
+    const started = performance.now()
+    for (const socket of clients) socket.write(wire)
+    const loopMs = performance.now() - started
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ clients: clients.size, loop_ms: loopMs }))
+  })
+})
+
+server.on('upgrade', (request: http.IncomingMessage, socket: Socket) => {
+  const key = request.headers['sec-websocket-key']
+  if (typeof key !== 'string') {
+    socket.destroy()
+    return
+  }
+  const accept = createHash('sha1').update(key + GUID).digest('base64')
+  socket.setNoDelay(true)
+  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: actioncable-v1-json\r\n\r\n`)
+  clients.add(socket)
+  socket.on('data', () => undefined) // what clients send (pongs, closes) is ignored
+  socket.on('error', () => socket.destroy())
+  socket.on('close', () => clients.delete(socket))
+})
+
+const port = Number(process.argv[2] ?? 0)
+server.listen(port, '127.0.0.1', () => {
+  const address = server.address()
+  console.log(`listening ${typeof address === 'object' && address ? address.port : port}`)
+})
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0))
