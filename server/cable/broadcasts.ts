@@ -40,8 +40,11 @@ export function createBroadcasts(server: CableServer) {
 
     // To every member, sender and present members included, on their own stream. `at` is the
     // message's created_at in Unix seconds (a float).
-    unreadRoom: (roomId: number, memberUserIds: Iterable<number>, at: number): number =>
-      server.broadcastMany([...memberUserIds].map(unreadRoomsStream), { roomId, at }),
+    unreadRoom: (roomId: number, memberUserIds: Iterable<number>, at: number): number => {
+      const streams: string[] = []
+      for (const userId of memberUserIds) streams.push(unreadRoomsStream(userId))
+      return server.broadcastMany(streams, { roomId, at })
+    },
 
     // A turbo-stream `prepend` of the sidebar tile (to shared_rooms or direct_rooms).
     roomCreated: (prependStreamHtml: string, audience: RoomAudience): number => server.broadcastMany(roomsStreams(audience), prependStreamHtml),
