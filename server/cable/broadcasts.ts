@@ -10,6 +10,8 @@ export interface MessageRef {
   client_message_id: string
 }
 
+const MAX_UNREAD_STREAM_NAMES = 100_000
+
 // Who sees a change to the room list: everyone on the global "rooms" stream (open rooms),
 // or each listed user on their own "<user gid>:rooms" stream (closed and direct rooms).
 export type RoomAudience = 'everyone' | Iterable<number>
@@ -22,6 +24,18 @@ export function roomsStreams(audience: RoomAudience): string[] {
 // anything about the viewer); the envelopes that need only ids are built here. Each returns
 // the number of sockets written to.
 export function createBroadcasts(server: CableServer) {
+  // A post notifies every member of its room: each person's stream name is made once, so a
+  // fan-out to a thousand members looks them up by strings whose hashes V8 already holds.
+  const unreadStreams = new Map<number, string>()
+  const unreadStreamOf = (userId: number): string => {
+    let name = unreadStreams.get(userId)
+    if (name === undefined) {
+      if (unreadStreams.size >= MAX_UNREAD_STREAM_NAMES) unreadStreams.clear()
+      unreadStreams.set(userId, (name = unreadRoomsStream(userId)))
+    }
+    return name
+  }
+
   return {
     // The turbo-stream `append` the POST answers with, sent as it is.
     messageCreated: (room: RoomRef, appendStreamHtml: string): number => server.broadcast(messagesStream(room), appendStreamHtml),
@@ -42,7 +56,7 @@ export function createBroadcasts(server: CableServer) {
     // message's created_at in Unix seconds (a float).
     unreadRoom: (roomId: number, memberUserIds: Iterable<number>, at: number): number => {
       const streams: string[] = []
-      for (const userId of memberUserIds) streams.push(unreadRoomsStream(userId))
+      for (const userId of memberUserIds) streams.push(unreadStreamOf(userId))
       return server.broadcastMany(streams, { roomId, at })
     },
 

@@ -26,7 +26,7 @@
 //   npm run bench:cable -- --clients 5000 --posters 8
 //   npm run bench:cable -- --idle 10000           10,000 subscribed idle sockets held 10 s: server RSS
 //   npm run bench:cable -- --cpu-prof             also profiles the server (node --cpu-prof) and names its top frames
-//   npm run bench:cable -- --no-floor             skips the floor phase (below)
+//   npm run bench:cable -- --no-floor             skips the floor phase (step 4 above)
 //   npm run bench:cable -- --base http://127.0.0.1:3000 --sessions sessions.tsv --cookie 'session_token=…' --room 3
 //
 // Other options: --cpu-prof-us 1000 (the profile's sampling interval in µs), --paced-drain-secs 20, --tput-drain-secs 60, --hold-secs 10 (with --idle),
@@ -59,9 +59,9 @@ import { seedDatabase } from './seed.ts'
 import { summarizeProfileDir, type ProfileSummary } from './support/cpu-profile.ts'
 import { CoreMeter, CpuMeter, processCpuSeconds, processCpuTimes, processMemory, round, Samples, selfCpuSeconds, selfSystemSeconds, summarize, type Memory, type Summary } from './support/measure.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
-import { measureFloor, type FloorReport } from './support/socket-floor.ts'
+import { floorBudgetMs, measureFloor, type FloorReport } from './support/socket-floor.ts'
 import { serverTotalMs } from './support/server-timing.ts'
-import { LAG_RESOLUTION_MS, lagOf, serverCommand, stopServer, waitForUp, type LoopLag } from './support/server.ts'
+import { LAG_RESOLUTION_MS, lagOf, RAISE_FILES, serverCommand, stopServer, waitForUp, type LoopLag } from './support/server.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const SCRIPT = fileURLToPath(import.meta.url)
@@ -167,9 +167,8 @@ function fail(message: string): never {
 // Pinning: the generator re-executes itself on core 1 (through sh, to raise the open-files limit).
 
 function reexecPinned(argv: string[], profileDir: string | null): void {
-  const raise = 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null'
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
-  const child = spawn('sh', ['-c', `${raise}; exec taskset -c ${GENERATOR_CORE} "$0" "$@"`, process.execPath, ...profile, '--import', 'tsx', SCRIPT, ...argv], {
+  const child = spawn('sh', ['-c', `${RAISE_FILES}; exec taskset -c ${GENERATOR_CORE} "$0" "$@"`, process.execPath, ...profile, '--import', 'tsx', SCRIPT, ...argv], {
     cwd: ROOT,
     stdio: 'inherit',
     env: { ...process.env, [PINNED_ENV]: '1' },
@@ -272,17 +271,17 @@ interface ServerChild {
   logTail: () => string
   warnings: () => Record<string, number>
   profileDir: string | null
+  command: string // how node was started, in the server's folder
 }
 
 function startServer(serverDir: string, storage: string, secret: string, port: number, logPath: string, profileDir: string | null, tsx: boolean, profileUs = 1000): ServerChild {
-  const raise = 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null'
   // As `npm start` runs it: compiled into dist/ and started with its node flags (--tsx: the
   // sources under the tsx loader instead).
   const entry = serverCommand(serverDir, tsx)
   const node = [process.execPath, ...(profileDir ? ['--cpu-prof', `--cpu-prof-interval=${Math.max(50, Math.round(profileUs))}`, `--cpu-prof-dir=${profileDir}`] : []), ...entry]
   const pin = pinningAvailable() ? `taskset -c ${SERVER_CORE} ` : ''
   // sh execs taskset, which execs node: the pid we hold is the server's own.
-  const child = spawn('sh', ['-c', `${raise}; exec ${pin}"$0" "$@"`, ...node], {
+  const child = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin}"$0" "$@"`, ...node], {
     cwd: serverDir,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
@@ -308,7 +307,7 @@ function startServer(serverDir: string, storage: string, secret: string, port: n
   }
   child.stdout!.on('data', onData)
   child.stderr!.on('data', onData)
-  return { child, pid: child.pid!, log, logPath, logTail: () => tail, warnings: () => warnings, profileDir }
+  return { child, pid: child.pid!, log, logPath, logTail: () => tail, warnings: () => warnings, profileDir, command: ['node', ...node.slice(1)].join(' ') }
 }
 
 let pinningChecked: boolean | null = null
@@ -906,6 +905,7 @@ interface Report {
     cpu_percent_connect: number | null
     cpu_percent_idle: number | null
     cpu_percent_idle_hold?: number | null
+    command: string | null
     log: string | null
     log_messages: Record<string, number>
     stopped: string | null
@@ -964,7 +964,8 @@ async function main(): Promise<void> {
   // Everything is bounded: connect ≤ max(120 s, N/200 s), paced ≤ posts + 20 s drain, saturated ≤ run + 60 s drain.
   const connectTimeoutMs = Math.max(120_000, (options.clients / 200) * 1000)
   const budgetMs = 180_000 + connectTimeoutMs + 2 * POST_TIMEOUT_MS +
-    (options.idle !== null ? options.holdSecs * 1000 : options.paced * options.intervalMs + options.pacedDrainSecs * 1000 + (options.tputSecs + options.tputDrainSecs) * 1000)
+    (options.idle !== null ? options.holdSecs * 1000 : options.paced * options.intervalMs + options.pacedDrainSecs * 1000 + (options.tputSecs + options.tputDrainSecs) * 1000) +
+    (options.floor && options.idle === null ? floorBudgetMs({ posts: options.paced, intervalMs: options.intervalMs, connectTimeoutMs, drainSecs: options.pacedDrainSecs }) : 0)
   const watchdog = setTimeout(() => {
     console.error(`bench:cable: watchdog: still running after ${Math.round(budgetMs / 1000)} s, giving up`)
     void cleanup('watchdog').finally(() => process.exit(3))
@@ -1062,7 +1063,7 @@ async function main(): Promise<void> {
       unread_frames: 0,
       server: {
         pid: serverPid, memory_before_connect: memoryBeforeConnect, memory_idle_after_connect: memoryIdle, memory_end: null,
-        cpu_percent_connect: connectLap.server, cpu_percent_idle: idleLap.server, log: server?.logPath ?? null, log_messages: {}, stopped: null, profile: null,
+        cpu_percent_connect: connectLap.server, cpu_percent_idle: idleLap.server, command: server?.command ?? null, log: server?.logPath ?? null, log_messages: {}, stopped: null, profile: null,
       },
       generator: { cpu_percent_connect: connectLap.generator, loop_lag_connect: connectLap.lag, memory_end: null },
       machine_load: { before_core_busy_percent: before, connect_core_busy_percent: connectLap.cores, connect_other_processes_cpu_percent: connectLap.others },
@@ -1101,10 +1102,18 @@ async function main(): Promise<void> {
     const bytesPerPost = report.latency?.bytes_per_client_post
     if (options.floor && server && bytesPerPost && generator.readyCount > 0) {
       console.log(`bench:cable: floor phase: ${options.paced} posts to a bare broadcaster with ${generator.readyCount} clients, ${bytesPerPost} bytes each…`)
-      report.floor = await measureFloor({
-        clients: generator.readyCount, bytesPerPost, posts: options.paced, intervalMs: options.intervalMs,
-        core: pinningAvailable() ? SERVER_CORE : null, drainSecs: options.pacedDrainSecs,
-      })
+      try {
+        report.floor = await measureFloor({
+          clients: generator.readyCount, bytesPerPost, posts: options.paced, intervalMs: options.intervalMs,
+          core: pinningAvailable() ? SERVER_CORE : null, connectTimeoutMs, drainSecs: options.pacedDrainSecs,
+        })
+        const floor = report.floor
+        if (floor.ready < floor.clients || floor.complete < floor.posts) {
+          notes.push(`the floor phase had ${floor.ready} of ${floor.clients} clients and ${floor.complete} of ${floor.posts} posts complete: its figures are not comparable`)
+        }
+      } catch (error) {
+        notes.push(`the floor phase failed: ${(error as Error).message}`)
+      }
     }
     verdicts(report, options)
     const file = join(options.out, `cable-${stamp}.json`)

@@ -4,8 +4,12 @@
 // keep-alive connection the server closed is retried once, as a browser does.
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import type { Contract } from '../support/harness-validator.ts'
 import { hit, newSample, type Target } from './routes.ts'
@@ -14,9 +18,7 @@ import { HttpClient, isFailure } from './support/http.ts'
 import { checkPage, reasonOf, type Expectation, type Knowledge } from './support/page-checks.ts'
 import { parseServerTiming, ServerTiming, serverTotalMs } from './support/server-timing.ts'
 import { startFlags } from './support/server.ts'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { measureFloor } from './support/socket-floor.ts'
 
 // The cast: David (1) is in rooms 10 and 11; Jason (2) in 11 and 12. Messages 100–102 are in
 // room 10, 200 in room 11, 300 in room 12.
@@ -193,18 +195,36 @@ test('a post that never reaches someone still viewing the room is undelivered; o
   assert.deepEqual(delivery.tally(), { expected: 3, missed: 1, excused: 1, undelivered: 0 })
 })
 
-test('a benchmark starts the server with the node flags of the checkout’s own npm start', () => {
-  const ours = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
-  assert.ok(ours.scripts.start.includes(`node ${startFlags(new URL('../..', import.meta.url).pathname).join(' ')} dist/main.js`))
+test('the node flags a benchmark starts the server with are read from the checkout’s own npm start', (t) => {
+  const root = fileURLToPath(new URL('../..', import.meta.url))
+  const ours = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  const flags = startFlags(root)
+  assert.ok(flags && flags.length > 0)
+  assert.ok(ours.scripts.start.endsWith(`node ${flags.join(' ')} dist/main.js`))
   const other = mkdtempSync(join(tmpdir(), 'campfire-start-flags-'))
-  writeFileSync(join(other, 'package.json'), JSON.stringify({ scripts: { start: 'npm run build && node --max-old-space-size=512 --trace-gc dist/main.js' } }))
-  assert.deepEqual(startFlags(other), ['--max-old-space-size=512', '--trace-gc'])
-  writeFileSync(join(other, 'package.json'), JSON.stringify({ scripts: { start: 'node dist/main.js' } }))
-  assert.deepEqual(startFlags(other), [])
+  t.after(() => rmSync(other, { recursive: true, force: true }))
+  const startingWith = (start: string) => {
+    writeFileSync(join(other, 'package.json'), JSON.stringify({ scripts: { start } }))
+    return startFlags(other)
+  }
+  assert.deepEqual(startingWith('npm run build && node --max-old-space-size=512 --trace-gc dist/main.js'), ['--max-old-space-size=512', '--trace-gc'])
+  assert.deepEqual(startingWith('node dist/main.js'), [])
+  assert.equal(startingWith('NODE_ENV=x node -r ./hook.js dist/main.js'), null, 'a shape it cannot read is said to be one')
 })
 
 test('a post answer’s Server-Timing total is read as the server’s time, and a header without one as none', () => {
   assert.equal(serverTotalMs('fragments;desc="hits=0 misses=1", total;dur=3.42'), 3.42)
   assert.equal(serverTotalMs('page;desc="hit"'), null)
   assert.equal(serverTotalMs(undefined), null)
+})
+
+test('the floor phase delivers every post to every client, with the bytes per post it was asked for', async () => {
+  for (const bytes of [300, 9839]) {
+    const floor = await measureFloor({ clients: 5, bytesPerPost: bytes, posts: 3, intervalMs: 20, core: null, connectTimeoutMs: 10_000, drainSecs: 5 })
+    assert.equal(floor.ready, 5)
+    assert.equal(floor.complete, 3)
+    assert.equal(floor.bytes_per_post, bytes)
+    assert.equal(floor.all_clients.n, 3)
+    assert.equal(floor.write_loop.n, 3)
+  }
 })

@@ -72,12 +72,12 @@ test('a post answers 200 with a turbo-stream that appends exactly one message, h
   assert.match(response.body, /id="presentation_message_cafe01beef"/)
 })
 
-test('a post’s turbo-stream answer says in Server-Timing how long the server took before answering and broadcasting', async (t) => {
+test('a post’s turbo-stream answer says in Server-Timing how long the server took before answering', async (t) => {
   const { app } = await buildTestApp(t)
   const cookie = await signIn(app, 'david')
   const response = await post(app, cookie, hq, 'timed', 'timed01')
   assert.equal(response.statusCode, 200)
-  assert.match(String(response.headers['server-timing']), /fragments;desc="hits=\d+ misses=1".*total;dur=\d+(\.\d+)?$/)
+  assert.match(String(response.headers['server-timing']), /(^|, )total;dur=\d+(\.\d+)?$/)
 })
 
 test('when the post is answered, the message, its rich-text body and its search row are already stored', async (t) => {

@@ -1,9 +1,9 @@
 // The floor for bench:cable's post → all clients figure: a bare Node broadcaster that does
 // nothing but what any fan-out must do on this machine. WebSocket clients upgrade with no
-// checks and are never read from; `POST /go?seq=N&bytes=B` writes B bytes to every client, in
-// one loop of socket.write calls, and answers with how long that loop took: a text frame that
-// carries the marker bmk<N>z and, like a post's unread notice, a short second frame. No
-// database, no rendering, no JSON, no channels.
+// checks and are never read from; `POST /go?seq=N&bytes=B` writes about B bytes to every client
+// in one loop of socket.write calls (a text frame carrying the marker bmk<N>z and, like a post's
+// unread notice, a short second frame) and answers with how long that loop took and how many
+// bytes each client was sent. No database, no rendering, no JSON, no channels.
 //
 //   node --import tsx test/load/support/floor-server.ts PORT     (prints "listening PORT")
 import { createHash } from 'node:crypto'
@@ -11,9 +11,12 @@ import http from 'node:http'
 import type { Socket } from 'node:net'
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11'
-const MAX_FRAME_BYTES = 64 * 1024
-const clients = new Set<Socket>()
 const NOTICE = textFrame(Buffer.from('{"identifier":"{\\"channel\\":\\"UnreadRoomsChannel\\"}","message":{"roomId":1,"at":1796047293.541}}'))
+// Room for `{"message":"`, a marker of up to 20 digits and the closing `"}`; at most a 16-bit length.
+const MIN_MARKED_BYTES = 64
+const MAX_MARKED_BYTES = 4 + 65_535
+const DIGITS = /^\d{1,15}$/
+const clients = new Set<Socket>()
 
 function textFrame(payload: Buffer): Buffer {
   const header = payload.length < 126 ? 2 : 4
@@ -28,38 +31,40 @@ function textFrame(payload: Buffer): Buffer {
   return out
 }
 
-// The marked frame and the notice, `bytes` in all.
+// The marked frame and the notice: `bytes` in all, or up to 2 more where a frame of exactly
+// that size cannot be encoded (a 128- or 129-byte frame), or the nearest size within bounds.
 function frames(seq: number, bytes: number): Buffer {
-  const size = Math.min(MAX_FRAME_BYTES, Math.max(16, bytes - NOTICE.length))
-  const header = size < 126 ? 2 : 4
-  const payloadSize = size - header
+  const marked = Math.min(MAX_MARKED_BYTES, Math.max(MIN_MARKED_BYTES, bytes - NOTICE.length))
+  const payloadSize = marked - 2 < 126 ? marked - 2 : Math.max(126, marked - 4)
   const payload = Buffer.alloc(payloadSize, 0x20)
-  // The marker sits mid-frame, as a message's text sits mid-way through its HTML.
   payload.write('{"message":"', 0, 'latin1')
-  payload.write(`bmk${seq}z`, Math.floor(payloadSize / 2), 'latin1')
+  // The marker sits mid-frame, as a message's text sits mid-way through its HTML.
+  payload.write(`bmk${seq}z`, Math.max(12, Math.floor(payloadSize / 2) - 12), 'latin1')
   payload.write('"}', payloadSize - 2, 'latin1')
   return Buffer.concat([textFrame(payload), NOTICE])
 }
 
 const server = http.createServer((request, response) => {
+  request.on('error', () => request.destroy())
   const url = new URL(request.url ?? '/', 'http://floor')
-  const seq = Number(url.searchParams.get('seq'))
-  const bytes = Number(url.searchParams.get('bytes'))
-  if (request.method !== 'POST' || url.pathname !== '/go' || !Number.isInteger(seq) || !Number.isFinite(bytes)) {
+  const seq = url.searchParams.get('seq') ?? ''
+  const bytes = url.searchParams.get('bytes') ?? ''
+  if (request.method !== 'POST' || url.pathname !== '/go' || !DIGITS.test(seq) || !DIGITS.test(bytes)) {
     response.writeHead(404).end()
     return
   }
   request.resume()
   request.on('end', () => {
-    const wire = frames(seq, bytes)
+    const wire = frames(Number(seq), Number(bytes))
     const started = performance.now()
     for (const socket of clients) socket.write(wire)
     const loopMs = performance.now() - started
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ clients: clients.size, loop_ms: loopMs }))
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ clients: clients.size, loop_ms: loopMs, bytes: wire.length }))
   })
 })
 
 server.on('upgrade', (request: http.IncomingMessage, socket: Socket) => {
+  socket.on('error', () => socket.destroy())
   const key = request.headers['sec-websocket-key']
   if (typeof key !== 'string') {
     socket.destroy()
@@ -70,7 +75,6 @@ server.on('upgrade', (request: http.IncomingMessage, socket: Socket) => {
   socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: actioncable-v1-json\r\n\r\n`)
   clients.add(socket)
   socket.on('data', () => undefined) // what clients send (pongs, closes) is ignored
-  socket.on('error', () => socket.destroy())
   socket.on('close', () => clients.delete(socket))
 })
 

@@ -12,7 +12,7 @@ import { CoreMeter, CpuMeter, processCpuSeconds, round, selfCpuSeconds } from '.
 
 export const SERVER_CORE = '0'
 export const GENERATOR_CORE = '1'
-const RAISE_FILES = 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null'
+export const RAISE_FILES = 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null'
 
 export function pinningAvailable(): boolean {
   return cpus().length >= 2 && (existsSync('/usr/bin/taskset') || existsSync('/bin/taskset'))
@@ -65,25 +65,30 @@ export interface ServerChild {
 
 // How the server under test runs: as `npm start` does (compiled into dist/ by the checkout's own
 // build script, then node with the flags its start script gives) when the checkout has one, else
-// its sources under tsx (with the same node flags).
+// its sources under tsx (with those flags, but for source maps, which tsx provides itself).
 export function serverCommand(serverDir: string, tsx: boolean): string[] {
   const build = join(serverDir, 'server', 'build', 'server.ts')
-  const flags = startFlags(serverDir)
+  let flags = startFlags(serverDir)
+  if (flags === null) {
+    flags = ['--enable-source-maps']
+    console.warn(`bench: could not read node flags from ${join(serverDir, 'package.json')}'s start script (expected "node --flag=value … dist/main.js"); starting the server with ${flags.join(' ')}`)
+  }
   if (tsx || !existsSync(build)) return [...flags.filter((flag) => flag !== '--enable-source-maps'), '--import', 'tsx', 'server/main.ts']
   execFileSync(process.execPath, ['--import', 'tsx', build], { cwd: serverDir, stdio: 'ignore' })
   return [...flags, 'dist/main.js']
 }
 
-// The node flags of the checkout's `npm start` (`… && node <flags> dist/main.js`).
-export function startFlags(serverDir: string): string[] {
+// The node flags of the checkout's `npm start` (`… && node <flags> dist/main.js`, each flag a
+// `--name` or `--name=value`), or null when the script is missing or shaped otherwise.
+export function startFlags(serverDir: string): string[] | null {
   let start = ''
   try {
     start = String((JSON.parse(readFileSync(join(serverDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts?.start ?? '')
   } catch {
-    return ['--enable-source-maps']
+    return null
   }
-  const match = /(?:^|&&\s*)node((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/main\.js\b/.exec(start)
-  return match ? match[1]!.trim().split(/\s+/).filter(Boolean) : ['--enable-source-maps']
+  const match = /(?:^|&&\s*)node((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/main\.js(?:\s|$)/.exec(start)
+  return match ? match[1]!.trim().split(/\s+/).filter(Boolean) : null
 }
 
 // Starts the server of `serverDir` on its own core, on a free loopback port.
