@@ -1,10 +1,16 @@
 import fp from 'fastify-plugin'
+import type { FastifyRequest } from 'fastify'
 import { emptyCacheStats, serverTiming, type CacheStats } from '../rendering/cache-stats.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
     cacheStats: CacheStats
     startedAt: bigint
+    phases: [string, number][] | null
+    phaseEndedAt: bigint
+    // Ends a stage of the route's work: its duration since the previous stage (or since the
+    // request arrived) is reported as `<name>;dur=` in Server-Timing.
+    endPhase(name: string): void
   }
 }
 
@@ -15,6 +21,13 @@ export default fp(
   async function serverTimingPlugin(app) {
     app.decorateRequest('cacheStats', null as unknown as CacheStats)
     app.decorateRequest('startedAt', 0n)
+    app.decorateRequest('phases', null)
+    app.decorateRequest('phaseEndedAt', 0n)
+    app.decorateRequest('endPhase', function (this: FastifyRequest, name: string) {
+      const now = process.hrtime.bigint()
+      ;(this.phases ??= []).push([name, Number(now - (this.phaseEndedAt || this.startedAt)) / 1e6])
+      this.phaseEndedAt = now
+    })
     app.addHook('onRequest', async (request) => {
       request.startedAt = process.hrtime.bigint()
       request.cacheStats = emptyCacheStats()
@@ -23,7 +36,7 @@ export default fp(
       const type = String(reply.getHeader('content-type') ?? '')
       if (!type.startsWith('text/html') && !type.startsWith('text/vnd.turbo-stream.html')) return payload
       const totalMs = Number(process.hrtime.bigint() - request.startedAt) / 1e6
-      reply.header('server-timing', serverTiming(request.cacheStats ?? emptyCacheStats(), totalMs))
+      reply.header('server-timing', serverTiming(request.cacheStats ?? emptyCacheStats(), totalMs, request.phases ?? []))
       return payload
     })
   },

@@ -13,11 +13,14 @@ export function emptyCacheStats(): CacheStats {
   return { page: 'none', recordHits: 0, recordMisses: 0, fragmentHits: 0, fragmentMisses: 0 }
 }
 
-export function serverTiming(stats: CacheStats, totalMs: number): string {
+// `phases` are a route's own stages, in order, each with its duration in ms (a post's write,
+// render and cable fan-out): they come before the total.
+export function serverTiming(stats: CacheStats, totalMs: number, phases: readonly (readonly [string, number])[] = []): string {
   return [
     `page;desc="${stats.page}"`,
     `records;desc="hits=${stats.recordHits} misses=${stats.recordMisses}"`,
     `fragments;desc="hits=${stats.fragmentHits} misses=${stats.fragmentMisses}"`,
+    ...phases.map(([name, ms]) => `${name};dur=${ms.toFixed(2)}`),
     `total;dur=${totalMs.toFixed(2)}`,
   ].join(', ')
 }

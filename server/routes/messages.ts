@@ -154,7 +154,11 @@ export default async function messages(app: FastifyInstance, options: { config: 
   await app.register(async function upload(scope) {
     await scope.register(multipart, { throwFileSizeLimit: true })
 
+    // Its Server-Timing has the post's stages: hooks (authentication and parsing, before the
+    // route), body (sanitising the rich text; not for uploads), write, render, and the two
+    // fan-outs, messages and unread.
     scope.post('/rooms/:room_id/messages', async (request: FastifyRequest<Params>, reply) => {
+      request.endPhase('hooks')
       const user = request.user!
       const room = app.store.read((m) => roomFor(m, request, request.params.room_id))
       // An unread multipart body is discarded by Node once the response is sent.
@@ -169,11 +173,16 @@ export default async function messages(app: FastifyInstance, options: { config: 
         if (!CLIENT_MESSAGE_ID.test(clientMessageId)) return reply.sendError(422, 'That message id is not valid.')
         const body = readBody(request, reply)
         if (!body) return reply
+        request.endPhase('body')
         message = await app.store.write((m) => postMessage(m, { roomId: room.id, creatorId: user.id, clientMessageId, ...body }))
       }
+      request.endPhase('write')
       const stream = turboStream('append', app.helpers.roomDomId(room, 'messages'), renderOne(request, message))
+      request.endPhase('render')
       app.cable.messageCreated(room, stream)
+      request.endPhase('messages')
       app.cable.unreadRoom(room.id, app.store.read((m) => m.memberships.userIdsIn(room.id)), epochSeconds(message.created_at))
+      request.endPhase('unread')
       if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
       return reply.type(TURBO_STREAM_TYPE).send(stream)
     })

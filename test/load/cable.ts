@@ -60,7 +60,7 @@ import { summarizeProfileDir, type ProfileSummary } from './support/cpu-profile.
 import { CoreMeter, CpuMeter, processCpuSeconds, processCpuTimes, processMemory, round, Samples, selfCpuSeconds, selfSystemSeconds, summarize, type Memory, type Summary } from './support/measure.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
 import { floorBudgetMs, measureFloor, type FloorReport } from './support/socket-floor.ts'
-import { serverTotalMs } from './support/server-timing.ts'
+import { serverDurationsMs } from './support/server-timing.ts'
 import { LAG_RESOLUTION_MS, lagOf, RAISE_FILES, serverCommand, stopServer, waitForUp, type LoopLag } from './support/server.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -603,12 +603,14 @@ interface PostStats {
   errors: number
   errorReasons: Record<string, number>
   latency: number[]
-  // The server's own time for each post before it answered and broadcast (Server-Timing total).
+  // The server's own time for each post before it answered and broadcast (Server-Timing total),
+  // and each of its stages.
   serverMs: number[]
+  stagesMs: Map<string, number[]>
 }
 
 function newPostStats(): PostStats {
-  return { attempts: 0, posted: 0, errors: 0, errorReasons: {}, latency: [], serverMs: [] }
+  return { attempts: 0, posted: 0, errors: 0, errorReasons: {}, latency: [], serverMs: [], stagesMs: new Map() }
 }
 
 let sequence = 0
@@ -620,7 +622,7 @@ async function post(generator: Generator, phase: Phase, stats: PostStats): Promi
   const marker = generator.newMarker(seq, phase)
   stats.attempts++
   let reason: string | null
-  let serverMs: number | null = null
+  let durations: [string, number][] = []
   try {
     const answer = await httpRequest(generator.target.baseUrl, 'POST', `/rooms/${generator.target.room}/messages`, {
       cookie: generator.target.poster,
@@ -631,7 +633,7 @@ async function post(generator: Generator, phase: Phase, stats: PostStats): Promi
       'content-length': String(Buffer.byteLength(body)),
     }, body)
     reason = invalidPost(answer, text)
-    serverMs = serverTotalMs(answer.headers['server-timing'])
+    durations = serverDurationsMs(answer.headers['server-timing'])
   } catch (error) {
     reason = `transport: ${(error as Error).message}`
   }
@@ -640,7 +642,14 @@ async function post(generator: Generator, phase: Phase, stats: PostStats): Promi
   if (reason === null) {
     stats.posted++
     stats.latency.push(marker.ackAt - marker.sentAt)
-    if (serverMs !== null) stats.serverMs.push(serverMs)
+    for (const [name, ms] of durations) {
+      if (name === 'total') stats.serverMs.push(ms)
+      else {
+        let stage = stats.stagesMs.get(name)
+        if (!stage) stats.stagesMs.set(name, (stage = []))
+        stage.push(ms)
+      }
+    }
   } else {
     stats.errors++
     stats.errorReasons[reason] = (stats.errorReasons[reason] ?? 0) + 1
@@ -681,6 +690,7 @@ interface PhaseReport {
   post_latency: Summary
   // From the answers' Server-Timing: the server's time per post before its broadcast leaves.
   server_time: Summary
+  server_stages: Record<string, Summary>
   per_client_delivery: Summary
   first_client: Summary
   all_clients: Summary
@@ -707,6 +717,7 @@ function phaseReport(generator: Generator, phase: Phase, stats: PostStats, drain
     drain_secs: round(drainSecs, 2),
     post_latency: summarize(stats.latency),
     server_time: summarize(stats.serverMs),
+    server_stages: Object.fromEntries([...stats.stagesMs].map(([name, values]) => [name, summarize(values)])),
     per_client_delivery: generator.delivery[phase].summary(),
     first_client: summarize(markers.filter((marker) => marker.count > 0).map((marker) => marker.firstAt - marker.sentAt)),
     all_clients: summarize(complete.map((marker) => marker.completeAt! - marker.sentAt)),
@@ -1170,6 +1181,7 @@ function printReport(report: Report, file: string): void {
   const rows: [string, string][] = []
   const n = (x: number | null | undefined, digits = 1) => (x === null || x === undefined ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: digits }))
   const mem = (m: Memory | null) => (m ? `${n(m.rss_mb)} MB (peak ${n(m.hwm_mb)})` : '–')
+  const stages = (all: Record<string, Summary>) => Object.entries(all).map(([name, s]) => `${name} ${n(s.p50_ms, 2)}`).join(' · ') + ' ms'
   const pp = (s: Summary) => `${n(s.p50_ms, 2)} / ${n(s.p99_ms, 2)} ms (max ${n(s.max_ms, 1)}, n ${n(s.n, 0)})`
   rows.push(['clients / ready / failed', `${report.clients} / ${report.ready} / ${report.failed}${Object.keys(report.failure_reasons).length ? ' ' + JSON.stringify(report.failure_reasons) : ''}`])
   rows.push(['disconnected by server', `${report.disconnected}${report.disconnected ? ' ' + JSON.stringify(report.disconnect_reasons) : ''}`])
@@ -1191,6 +1203,7 @@ function printReport(report: Report, file: string): void {
     rows.push(['paced: posted / complete', `${l.posted} / ${l.complete} (attempts ${l.post_attempts}, errors ${l.post_errors}${l.post_errors ? ' ' + JSON.stringify(l.post_error_reasons) : ''})`])
     rows.push(['paced: post latency p50 / p99', pp(l.post_latency)])
     rows.push(['paced: server time per post p50 / p99', pp(l.server_time)])
+    rows.push(['paced: its stages, p50', stages(l.server_stages)])
     rows.push(['paced: per-client delivery p50 / p99', pp(l.per_client_delivery)])
     rows.push(['paced: post → first client p50 / p99', pp(l.first_client)])
     rows.push(['paced: post → all clients p50 / p99', pp(l.all_clients)])

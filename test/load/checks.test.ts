@@ -16,7 +16,7 @@ import { hit, newSample, type Target } from './routes.ts'
 import { Delivery } from './support/deliveries.ts'
 import { HttpClient, isFailure } from './support/http.ts'
 import { checkPage, reasonOf, type Expectation, type Knowledge } from './support/page-checks.ts'
-import { parseServerTiming, ServerTiming, serverTotalMs } from './support/server-timing.ts'
+import { parseServerTiming, ServerTiming, serverDurationsMs } from './support/server-timing.ts'
 import { startFlags } from './support/server.ts'
 import { measureFloor } from './support/socket-floor.ts'
 
@@ -212,10 +212,10 @@ test('the node flags a benchmark starts the server with are read from the checko
   assert.equal(startingWith('NODE_ENV=x node -r ./hook.js dist/main.js'), null, 'a shape it cannot read is said to be one')
 })
 
-test('a post answer’s Server-Timing total is read as the server’s time, and a header without one as none', () => {
-  assert.equal(serverTotalMs('fragments;desc="hits=0 misses=1", total;dur=3.42'), 3.42)
-  assert.equal(serverTotalMs('page;desc="hit"'), null)
-  assert.equal(serverTotalMs(undefined), null)
+test('a post answer’s Server-Timing durations are read in order, stages then total, and a header without any as none', () => {
+  assert.deepEqual(serverDurationsMs('fragments;desc="hits=0 misses=1", write;dur=0.8, render;dur=0.61, total;dur=3.42'), [['write', 0.8], ['render', 0.61], ['total', 3.42]])
+  assert.deepEqual(serverDurationsMs('page;desc="hit"'), [])
+  assert.deepEqual(serverDurationsMs(undefined), [])
 })
 
 test('the floor phase delivers every post to every client, with the bytes per post it was asked for', async () => {

@@ -72,12 +72,17 @@ test('a post answers 200 with a turbo-stream that appends exactly one message, h
   assert.match(response.body, /id="presentation_message_cafe01beef"/)
 })
 
-test('a post’s turbo-stream answer says in Server-Timing how long the server took before answering', async (t) => {
+test('a post’s turbo-stream answer says in Server-Timing how long the server took before answering, stage by stage', async (t) => {
   const { app } = await buildTestApp(t)
   const cookie = await signIn(app, 'david')
   const response = await post(app, cookie, hq, 'timed', 'timed01')
   assert.equal(response.statusCode, 200)
-  assert.match(String(response.headers['server-timing']), /(^|, )total;dur=\d+(\.\d+)?$/)
+  const timing = String(response.headers['server-timing'])
+  assert.match(timing, /(^|, )total;dur=\d+(\.\d+)?$/)
+  const phases = [...timing.matchAll(/(\w+);dur=(\d+(?:\.\d+)?)/g)].map(([, name, ms]) => [name!, Number(ms)] as const)
+  assert.deepEqual(phases.map(([name]) => name), ['hooks', 'body', 'write', 'render', 'messages', 'unread', 'total'])
+  const stages = phases.slice(0, -1).reduce((sum, [, ms]) => sum + ms, 0)
+  assert.ok(stages <= phases.at(-1)![1] + 0.05, `the stages (${stages} ms) fit in the total (${phases.at(-1)![1]} ms)`)
 })
 
 test('when the post is answered, the message, its rich-text body and its search row are already stored', async (t) => {

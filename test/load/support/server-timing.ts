@@ -78,9 +78,8 @@ function splitOutsideQuotes(text: string, separator: string): string[] {
   return parts
 }
 
-// The `total;dur=` of a Server-Timing header in milliseconds, or null without one.
-export function serverTotalMs(header: string | string[] | undefined): number | null {
-  const text = Array.isArray(header) ? header.join(',') : header
-  const match = text ? /(?:^|,)\s*total;dur=(\d+(?:\.\d+)?)/.exec(text) : null
-  return match ? Number(match[1]) : null
+// Every `name;dur=` of a Server-Timing header, in order (a post's stages, then its total).
+export function serverDurationsMs(header: string | string[] | undefined): [string, number][] {
+  const text = Array.isArray(header) ? header.join(',') : header ?? ''
+  return [...text.matchAll(/(?:^|,)\s*([\w-]+);dur=(\d+(?:\.\d+)?)/g)].map(([, name, ms]) => [name!, Number(ms)])
 }
