@@ -14,8 +14,9 @@ declare module 'fastify' {
   }
 }
 
-// Every HTML and Turbo Stream response says what the caches did for it, and how long it took
-// (for a post's answer, that is the time before its broadcast leaves):
+// Every HTML and Turbo Stream response says what the caches did for it, the stages its route
+// timed with endPhase, and how long it took (for a post, everything before its broadcast's
+// socket writes, which follow the answer):
 // Server-Timing: page;desc="hit", records;desc="hits=0 misses=0", fragments;desc="hits=40 misses=0", total;dur=0.42
 export default fp(
   async function serverTimingPlugin(app) {
