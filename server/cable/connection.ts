@@ -91,7 +91,7 @@ export class CableConnection implements CommandHandler<Command | Revoke> {
     if (!this.isOpen) return false
     // Wire frames held for this turn were sent first, so they leave first.
     if (this.pending !== null) this.flush()
-    else if (this.tooSlow()) return false
+    if (!this.isOpen || this.tooSlow()) return false
     this.socket.send(frame, TEXT)
     return true
   }
@@ -100,11 +100,12 @@ export class CableConnection implements CommandHandler<Command | Revoke> {
   // Frames are held until the current turn's work is done, then leave in one write (see
   // CableServer.flushSoon). They go straight to the TCP socket, behind anything ws itself has
   // written: without compression ws queues nothing of its own, so the order still holds.
+  // Only this object is read here, so a broadcast to a thousand subscribers does not also visit
+  // their ws and TCP objects: whether the socket is open and keeping up is checked at the flush.
   sendWire(frame: Buffer): boolean {
-    if (!this.isOpen) return false
+    if (this.closing) return false
     const pending = this.pending
     if (pending === null) {
-      if (this.tooSlow()) return false
       this.pending = frame
       this.server.flushSoon(this)
     } else if (Array.isArray(pending)) pending.push(frame)
@@ -126,7 +127,7 @@ export class CableConnection implements CommandHandler<Command | Revoke> {
     const pending = this.pending
     if (pending === null) return
     this.pending = null
-    if (!this.isOpen) return
+    if (!this.isOpen || this.tooSlow()) return
     const bytes = Array.isArray(pending) ? this.server.joined(pending) : pending
     if (this.raw) this.raw.write(bytes)
     else for (const frame of Array.isArray(pending) ? pending : [pending]) this.socket.send(unwrap(frame), TEXT)
