@@ -26,11 +26,11 @@ export default fp(
     app.decorateRequest('phaseEndedAt', 0n)
     app.decorateRequest('endPhase', function (this: FastifyRequest, name: string) {
       const now = process.hrtime.bigint()
-      ;(this.phases ??= []).push([name, Number(now - (this.phaseEndedAt || this.startedAt)) / 1e6])
+      ;(this.phases ??= []).push([name, Number(now - this.phaseEndedAt) / 1e6])
       this.phaseEndedAt = now
     })
     app.addHook('onRequest', async (request) => {
-      request.startedAt = process.hrtime.bigint()
+      request.startedAt = request.phaseEndedAt = process.hrtime.bigint()
       request.cacheStats = emptyCacheStats()
     })
     app.addHook('onSend', async (request, reply, payload) => {
