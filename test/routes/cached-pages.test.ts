@@ -25,6 +25,19 @@ function assertShellFor(response: LightMyRequestResponse, userId: number): void 
   assert.match(response.body, new RegExp(`<meta name="current-user-id" content="${userId}">`))
 }
 
+// David's request renders the page and Jason's is served from the cache: each gets their own
+// shell around the same cached part (cut out of the body by `cachedPart`).
+async function sharedBetweenViewers(app: FastifyInstance, david: string, jason: string, url: string, cachedPart: (html: string) => string) {
+  const first = await get(app, david, url)
+  const second = await get(app, jason, url)
+  assert.equal(timing(first).page, 'miss')
+  assert.equal(timing(second).page, 'hit')
+  assertShellFor(first, users.david.id)
+  assertShellFor(second, users.jason.id)
+  assert.equal(cachedPart(first.body), cachedPart(second.body))
+  return { first, second }
+}
+
 function get(app: FastifyInstance, cookie: string, url: string, headers: Record<string, string> = {}) {
   return inject(app, cookie, { method: 'GET', url, headers })
 }
@@ -48,17 +61,11 @@ async function setup(t: TestContext, env: Record<string, string> = {}) {
 
 test('a room page is cached once for every viewer, and each viewer still gets their own shell', async (t) => {
   const { app, david, jason } = await setup(t)
-  const first = await get(app, david, `/rooms/${hq}`)
-  assert.equal(first.statusCode, 200)
-  assert.equal(timing(first).page, 'miss')
-  assert.equal(timing(first).fragments, 'hits=0 misses=40')
-  const second = await get(app, jason, `/rooms/${hq}`)
-  assert.equal(timing(second).page, 'hit')
-  assert.equal(timing(second).fragments, 'hits=0 misses=0')
-  assertShellFor(first, users.david.id)
-  assertShellFor(second, users.jason.id)
   const messagesOf = (html: string) => html.slice(html.indexOf('<div id="messages_'), html.indexOf('<turbo-cable-stream-source channel="RoomMessagesChannel"'))
-  assert.equal(messagesOf(first.body), messagesOf(second.body))
+  const { first, second } = await sharedBetweenViewers(app, david, jason, `/rooms/${hq}`, messagesOf)
+  assert.equal(first.statusCode, 200)
+  assert.equal(timing(first).fragments, 'hits=0 misses=40')
+  assert.equal(timing(second).fragments, 'hits=0 misses=0')
   assert.match(String(second.headers['server-timing']), /total;dur=\d+\.\d\d/)
 })
 
@@ -230,14 +237,8 @@ test('under interleaved posts and page loads, every room page shows every post a
 
 test('search results are shared by people who reach the same matches, each in their own shell', async (t) => {
   const { app, david, jason } = await setup(t)
-  const first = await get(app, david, '/searches?q=coffee')
-  const second = await get(app, jason, '/searches?q=coffee')
-  assert.equal(timing(first).page, 'miss')
-  assert.equal(timing(second).page, 'hit')
-  assertShellFor(first, users.david.id)
-  assertShellFor(second, users.jason.id)
   const results = (html: string) => html.slice(html.indexOf('<div id="search-results"'), html.indexOf('<footer id="footer">'))
-  assert.equal(results(first.body), results(second.body))
+  await sharedBetweenViewers(app, david, jason, '/searches?q=coffee', results)
   const other = await get(app, david, '/searches?q=pets')
   assert.equal(timing(other).page, 'miss', 'other matches are other results')
 })
