@@ -174,6 +174,61 @@ describe('two tabs in a real browser', { skip: !chromiumAvailable() && 'chromium
     assert.deepEqual([...david.problems, ...jason.problems], [])
   })
 
+  test('keep a Ping picker that is still loading when the sidebar reloads, whichever of the two starts first', async () => {
+    const page = jason.page
+    // Holds the next response for a path until released, so the two loads overlap every time.
+    const hold = async (path: string) => {
+      let release!: () => void
+      const released = new Promise<void>((resolve) => (release = resolve))
+      let arrived!: () => void
+      const requested = new Promise<void>((resolve) => (arrived = resolve))
+      await page.route((url) => url.pathname === path, async (route) => {
+        arrived()
+        await released
+        await route.continue().catch(() => {})
+      }, { times: 1 })
+      return { requested, release }
+    }
+    const reloadSidebar = () => page.evaluate("window.dispatchEvent(new CustomEvent('refresh-room:visible'))")
+    const sidebarLoaded = () => page.waitForResponse((r) => r.url().endsWith('/users/me/sidebar'))
+    const field = page.locator('#rooms_direct_user_ids_input')
+
+    for (const first of ['picker', 'sidebar'] as const) {
+      await page.goto(roomPath)
+      await waitUntilLive(page)
+      await page.getByRole('link', { name: 'New Ping' }).waitFor()
+      // Let the sidebar's own reload on channel connect finish before racing a new one.
+      await page.waitForLoadState('networkidle')
+      const picker = await hold('/rooms/directs/new')
+      const sidebar = await hold('/users/me/sidebar')
+      const reloaded = sidebarLoaded()
+      if (first === 'picker') {
+        await page.getByRole('link', { name: 'New Ping' }).click()
+        await picker.requested
+        await reloadSidebar()
+        await sidebar.requested
+      } else {
+        await reloadSidebar()
+        await sidebar.requested
+        await page.getByRole('link', { name: 'New Ping' }).click()
+        await picker.requested
+      }
+      sidebar.release()
+      await reloaded
+      picker.release()
+      await field.pressSequentially('Kev')
+      await page.getByRole('option', { name: 'Kevin McConnell' }).click()
+      await page.locator('.autocomplete__pill', { hasText: 'Kevin McConnell' }).waitFor()
+      await page.unrouteAll({ behavior: 'ignoreErrors' })
+    }
+
+    // The picker's Cancel still brings back the plain list after those reloads.
+    await page.getByRole('link', { name: 'Cancel changes' }).click()
+    await field.waitFor({ state: 'detached' })
+    await page.getByRole('link', { name: 'New Ping' }).waitFor()
+    assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
   test('search finds a message and links back to it', async () => {
     await david.page.goto(roomPath)
     await waitUntilLive(david.page)
