@@ -174,7 +174,7 @@ describe('two tabs in a real browser', { skip: !chromiumAvailable() && 'chromium
     assert.deepEqual([...david.problems, ...jason.problems], [])
   })
 
-  test('keep a Ping picker that is still loading when the sidebar reloads, whichever of the two starts first', async () => {
+  test('keep a Ping picker through sidebar reloads: one still loading, whichever starts first, and one open with results and a caret', async () => {
     const page = jason.page
     // Holds the next response for a path until released, so the two loads overlap every time.
     const hold = async (path: string) => {
@@ -221,6 +221,25 @@ describe('two tabs in a real browser', { skip: !chromiumAvailable() && 'chromium
       await page.locator('.autocomplete__pill', { hasText: 'Kevin McConnell' }).waitFor()
       await page.unrouteAll({ behavior: 'ignoreErrors' })
     }
+
+    // Someone typing in the open picker keeps the results shown and the caret through a reload.
+    await field.pressSequentially('Da')
+    const davidOption = page.getByRole('option', { name: 'David Heinemeier Hansson' })
+    await davidOption.waitFor()
+    const rendered = page.evaluate(`new Promise((resolve) => {
+      document.querySelector('#user_sidebar').addEventListener('turbo:frame-render', (event) => {
+        if (event.target === event.currentTarget) resolve()
+      })
+    })`)
+    await reloadSidebar()
+    await rendered
+    assert.equal(await davidOption.isVisible(), true)
+    assert.equal(await field.evaluate((input: { ownerDocument: { activeElement: unknown } }) => input === input.ownerDocument.activeElement), true)
+    await page.keyboard.type('v')
+    assert.equal(await field.inputValue(), 'Dav')
+    await davidOption.click()
+    await page.locator('.autocomplete__pill', { hasText: 'David Heinemeier Hansson' }).waitFor()
+    assert.equal(await page.locator('.autocomplete__pill', { hasText: 'Kevin McConnell' }).count(), 1)
 
     // The picker's Cancel still brings back the plain list after those reloads.
     await page.getByRole('link', { name: 'Cancel changes' }).click()

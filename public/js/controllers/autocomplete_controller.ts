@@ -21,9 +21,14 @@ export default class AutocompleteController extends Controller<HTMLElement> {
 
   search = debounce(() => void this.load(), 300)
 
+  // A move (the sidebar reloading around an open picker) reconnects the element straight away:
+  // the results shown stay then. Only a picker gone for good loses its list.
   disconnect(): void {
-    this.list?.remove()
-    this.list = null
+    queueMicrotask(() => {
+      if (this.element.isConnected) return
+      this.list?.remove()
+      this.list = null
+    })
   }
 
   didPressKey(event: KeyboardEvent): void {

@@ -31,8 +31,13 @@ export function reloadFrame(frame: FrameElement): void {
     if (!picker) return
     const render = event.detail.render
     event.detail.render = (current, next) => {
+      // Taking the picker out of the page for the swap blurs it: whoever is typing in it keeps
+      // their caret.
+      const restore = keepFocus(picker)
       next.querySelector('turbo-frame#direct_rooms_control')?.replaceWith(picker)
-      render(current, next)
+      const rendered: unknown = render(current, next)
+      if (rendered instanceof Promise) void rendered.finally(restore)
+      else restore()
     }
     if (picker.querySelector('.directs--new')) return
     event.preventDefault()
@@ -55,4 +60,18 @@ export function reloadFrame(frame: FrameElement): void {
   starting = false
   // A reload that fails (the server restarting) leaves the old content; the next one will do.
   if (reloading instanceof Promise) reloading.catch(() => {}).finally(stop)
+}
+
+// Remembers the focused element inside `within` (and an input's selection), to put back later.
+function keepFocus(within: HTMLElement): () => void {
+  const focused = document.activeElement
+  if (!(focused instanceof HTMLElement) || !within.contains(focused)) return () => {}
+  const input = focused instanceof HTMLInputElement ? focused : null
+  const start = input?.selectionStart ?? null
+  const end = input?.selectionEnd ?? null
+  return () => {
+    if (!focused.isConnected || document.activeElement === focused) return
+    focused.focus({ preventScroll: true })
+    if (input && start !== null && end !== null) input.setSelectionRange(start, end)
+  }
 }
