@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestContext } from 'node:test'
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../server/app.ts'
 import { loadConfig, type Config } from '../server/config.ts'
 import { RateLimit } from '../server/lib/rate-limit.ts'
 import { loadFixtures, PASSWORD, users, type UserName } from './fixtures.ts'
+import { decodeStrictly } from './support/encodings.ts'
 
 export const SECRET_KEY_BASE = 'a'.repeat(64) + 'b'.repeat(64)
 
@@ -28,11 +29,12 @@ export interface TestApp {
 }
 
 // A fresh app on a fresh SQLite file, with the fixture cast unless told otherwise.
-export async function buildTestApp(t: TestContext, options: { fixtures?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
+// logger: e.g. { level: 'info', stream } to capture the log; silent by default.
+export async function buildTestApp(t: TestContext, options: { fixtures?: boolean; env?: Record<string, string>; logger?: FastifyServerOptions['logger'] } = {}): Promise<TestApp> {
   const storage = tempStorage(t)
   const config = testConfig(storage, options.env)
   const signInLimit = new RateLimit(10, 3 * 60 * 1000)
-  const app = await buildApp({ config, logger: false, passwordCost: 4, signInLimit })
+  const app = await buildApp({ config, logger: options.logger ?? false, passwordCost: 4, signInLimit })
   t.after(() => app.close())
   if (options.fixtures !== false) app.store.writeNow((m) => loadFixtures(m.db))
   await app.ready()
@@ -60,4 +62,25 @@ export async function signIn(app: FastifyInstance, name: UserName): Promise<stri
 
 export function inject(app: FastifyInstance, cookie: string, options: InjectOptions): Promise<LightMyRequestResponse> {
   return app.inject({ ...options, headers: { cookie, ...(options.headers ?? {}) } })
+}
+
+// Every compressed answer a test app gives is decoded strictly (decodeStrictly), as curl or
+// Node's zlib would, so a broken stream fails whichever test met it.
+function decodeEveryAnswerStrictly(app: FastifyInstance): void {
+  const inject = app.inject.bind(app) as (options: InjectOptions | string) => Promise<LightMyRequestResponse>
+  app.inject = (async (options: InjectOptions | string) => {
+    const response = await inject(options)
+    if (response.headers['content-encoding'] !== undefined) decodeStrictly(response)
+    return response
+  }) as FastifyInstance['inject']
+}
+
+// A log stream for buildTestApp's logger option that keeps every line, parsed.
+export function capturedLog(): { stream: { write(line: string): void }; lines: Array<Record<string, unknown> & { level: number; msg?: string }>; errors(): Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown> & { level: number; msg?: string }> = []
+  return {
+    stream: { write: (line: string) => void lines.push(JSON.parse(line)) },
+    lines,
+    errors: () => lines.filter((line) => line.level >= 50),
+  }
 }

@@ -79,9 +79,10 @@ export function acceptsGzip(acceptEncoding: string | string[] | undefined): bool
   return !/\bgzip\s*;\s*q\s*=\s*0(\.0*)?\s*(,|$)/.test(header)
 }
 
-// zlib's crc32_combine: the CRC of A followed by B from crc(A), crc(B) and len(B).
-function crc32Combine(crc1: number, crc2: number, length2: number): number {
-  if (length2 <= 0) return crc2 >>> 0
+// zlib's crc32_combine: the CRC of A followed by B from crc(A), crc(B) and len(B). An empty B
+// leaves A's CRC as it is (its own CRC is 0).
+export function crc32Combine(crc1: number, crc2: number, length2: number): number {
+  if (length2 <= 0) return crc1 >>> 0
   const even = new Array<number>(32)
   const odd = new Array<number>(32)
   odd[0] = 0xedb88320

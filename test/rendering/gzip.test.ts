@@ -1,7 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { gunzipSync } from 'node:zlib'
-import { acceptsGzip, deflatePart, deflatePartAsync, deflatePieces, gzipOf, identityOf, partOfGzip } from '../../server/rendering/gzip.ts'
+import { crc32, gunzipSync } from 'node:zlib'
+import { acceptsGzip, crc32Combine, deflatePart, deflatePartAsync, deflatePieces, gzipOf, identityOf, partOfGzip, type Part } from '../../server/rendering/gzip.ts'
+import { cutAtSlots, filledGzip, filledIdentity, unreadSlot } from '../../server/rendering/unread-slots.ts'
+import { gunzipExactly } from '../support/harness-validator.ts'
 
 test('parts compressed apart make one valid gzip member of the whole page', async () => {
   const head = Buffer.from('<html><head><title>Ünïcode</title></head><body>')
@@ -41,4 +43,80 @@ test('pieces written into the reused buffer compress to the page they make, howe
   const large = Array.from({ length: 300 }, (_, i) => `<div class="message" id="m${i}">${'é'.repeat(5000)}</div>`)
   assert.equal(identityOf(deflatePieces(large)).toString('utf8'), large.join(''))
   assert.deepEqual(gunzipSync(gzipOf([deflatePieces(pieces), deflatePart(Buffer.from('<end>'))])).toString('utf8'), pieces.join('') + '<end>')
+})
+
+// A small seeded generator, so a failing case can be run again.
+function random(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+// Lengths where splicing goes wrong if anything does: nothing, one byte, the deflate window and
+// either side of it, and larger.
+const EDGE_LENGTHS = [0, 0, 1, 2, 32 * 1024 - 1, 32 * 1024, 32 * 1024 + 1, 64 * 1024, 100_000]
+
+function bytesOf(next: () => number, length: number): Buffer {
+  const bytes = Buffer.alloc(length)
+  const text = next() < 0.5
+  for (let i = 0; i < length; i++) bytes[i] = text ? 'abcé<>/ "\n'.charCodeAt(Math.floor(next() * 10)) & 0xff : Math.floor(next() * 256)
+  return bytes
+}
+
+type Maker = (identity: Buffer) => Part | Promise<Part>
+const MAKERS: [string, Maker][] = [
+  ['deflatePart', (bytes) => deflatePart(bytes)],
+  ['deflatePart at level 1', (bytes) => deflatePart(bytes, 1)],
+  ['deflatePartAsync', (bytes) => deflatePartAsync(bytes)],
+  ['deflatePieces', (bytes) => deflatePieces([bytes.toString('latin1')])],
+  ['partOfGzip', (bytes) => {
+    const part = deflatePart(bytes)
+    return partOfGzip(gzipOf([part]), part.crc, part.length)
+  }],
+]
+
+test('any list of parts, empty, one-byte and window-sized ones among them, splices into a stream zlib accepts byte for byte', async () => {
+  const next = random(20261201)
+  for (let round = 0; round < 120; round++) {
+    const count = Math.floor(next() * 6)
+    const identities: Buffer[] = []
+    const parts: Part[] = []
+    const made: string[] = []
+    for (let i = 0; i < count; i++) {
+      const length = next() < 0.6 ? EDGE_LENGTHS[Math.floor(next() * EDGE_LENGTHS.length)]! : Math.floor(next() * 3000)
+      const [name, make] = MAKERS[Math.floor(next() * MAKERS.length)]!
+      const part = await make(bytesOf(next, length))
+      identities.push(identityOf(part))
+      parts.push(part)
+      made.push(`${name}(${length})`)
+    }
+    const gzip = gzipOf(parts)
+    assert.deepEqual(gunzipSync(gzip), Buffer.concat(identities), `round ${round}: ${made.join(', ') || 'no parts'}`)
+    assert.deepEqual(gunzipExactly(gzip), { body: Buffer.concat(identities), failures: [] }, `round ${round}: ${made.join(', ')}`)
+  }
+})
+
+test('an empty part after a full one keeps the whole stream’s checksum', () => {
+  const shell = Buffer.from('<html><body>an empty room</body></html>')
+  const gzip = gzipOf([deflatePart(shell), deflatePart(Buffer.alloc(0)), deflatePart(Buffer.alloc(0))])
+  assert.deepEqual(gunzipSync(gzip), shell)
+  assert.equal(crc32Combine(crc32(shell), 0, 0), crc32(shell))
+  assert.equal(crc32Combine(crc32(shell), crc32(Buffer.from('x')), 1), crc32(Buffer.concat([shell, Buffer.from('x')])))
+})
+
+test('a sidebar whose slots are filled in every way, the last one at its very end, is valid gzip', () => {
+  const html = `<nav>${unreadSlot(1)}<a>one</a>${unreadSlot(2)}${unreadSlot(3)}</nav>${unreadSlot(4)}`
+  const { segments, rooms } = cutAtSlots(html)
+  const page = { segments: segments.map((text) => deflatePart(Buffer.from(text, 'utf8'))), rooms }
+  for (let mask = 0; mask < 16; mask++) {
+    const unread = new Set([1, 2, 3, 4].filter((_, i) => mask & (1 << i)))
+    const gzip = filledGzip(page, unread)
+    assert.deepEqual(gunzipExactly(gzip).failures, [], `unread ${[...unread]}`)
+    assert.deepEqual(gunzipSync(gzip), filledIdentity(page, unread))
+  }
 })
