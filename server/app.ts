@@ -29,7 +29,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     bodyLimit: FORM_BODY_LIMIT,
-    trustProxy: 'loopback,uniquelocal',
+    trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     routerOptions: { maxParamLength: 1000 },
     connectionTimeout: 60_000,
     requestTimeout: 60_000,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { validateVapidKeys } from './lib/vapid.ts'
 
@@ -17,6 +18,8 @@ export interface Config {
   // The largest attachment a message may carry (CAMPFIRE_MAX_UPLOAD_MB, default 100).
   readonly maxUploadBytes: number
   readonly disableSsl: boolean
+  // The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (TRUSTED_PROXIES).
+  readonly trustedProxies: readonly string[]
   readonly version: string
   readonly revision: string
   readonly vapid: { readonly publicKey: string; readonly privateKey: string } | null
@@ -60,6 +63,7 @@ export function loadConfig(env: Env = process.env): Config {
     filesPath: join(storagePath, 'files'),
     maxUploadBytes: readUploadLimit(env.CAMPFIRE_MAX_UPLOAD_MB),
     disableSsl: isTrue(env.DISABLE_SSL),
+    trustedProxies: readTrustedProxies(env.TRUSTED_PROXIES),
     version: env.APP_VERSION || env.GIT_REVISION || '0',
     revision: env.GIT_REVISION || env.APP_VERSION || '0',
     vapid: vapid.keys,
@@ -105,6 +109,30 @@ function readUploadLimit(value: string | undefined): number {
   const mb = Number(value)
   if (!Number.isFinite(mb) || mb <= 0) throw new ConfigError(`CAMPFIRE_MAX_UPLOAD_MB must be a positive number of megabytes, got "${value}"`)
   return Math.round(mb * 1024 * 1024)
+}
+
+// A client's address decides its sign-in rate limit and its bans, so forwarded headers are
+// believed only from proxies the operator names: none unless TRUSTED_PROXIES lists addresses,
+// CIDR ranges or the names loopback, linklocal and uniquelocal (a proxy on the same host is
+// `loopback`). Trusting every private range by default, as Rails does, would let anyone on the
+// server's network choose their own address.
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+function readTrustedProxies(value: string | undefined): readonly string[] {
+  const entries = (value ?? '').split(/[\s,]+/).filter((entry) => entry !== '')
+  for (const entry of entries) {
+    if (PROXY_NAMES.has(entry.toLowerCase()) || isAddressOrRange(entry)) continue
+    throw new ConfigError(`TRUSTED_PROXIES takes IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, separated by commas; got "${entry}"`)
+  }
+  return Object.freeze(entries.map((entry) => (PROXY_NAMES.has(entry.toLowerCase()) ? entry.toLowerCase() : entry)))
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/')
+  const family = isIP(address)
+  if (family === 0 || rest.length > 0) return false
+  if (prefix === undefined) return true
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
 }
 
 function isTrue(value: string | undefined): boolean {

@@ -11,9 +11,9 @@ declare module 'fastify' {
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i
 
+// Fastify believes X-Forwarded-Proto only from a trusted proxy (TRUSTED_PROXIES).
 export function isHttps(request: FastifyRequest): boolean {
-  const forwarded = String(request.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim()
-  return forwarded === 'https' || request.protocol === 'https'
+  return request.protocol === 'https'
 }
 
 export function requestOrigin(request: FastifyRequest): string {
@@ -36,8 +36,13 @@ export function forgeryVerdict(request: FastifyRequest): string | null {
 export default fp(
   async function security(app, options: { config: Config }) {
     const { config } = options
+    let ignoredForwardedHeaders = false
 
     app.addHook('onRequest', async (request, reply) => {
+      if (!ignoredForwardedHeaders && isForwardedFromUntrustedPeer(request)) {
+        ignoredForwardedHeaders = true
+        request.log.warn({ peer: request.socket.remoteAddress }, 'X-Forwarded-For/-Proto from a peer not in TRUSTED_PROXIES are ignored (logged once); behind a proxy, set TRUSTED_PROXIES to its address')
+      }
       reply.header('x-version', config.version)
       reply.header('x-rev', config.revision)
       reply.header('x-content-type-options', 'nosniff')
@@ -57,6 +62,13 @@ export default fp(
   },
   { name: 'security', dependencies: ['errors'] },
 )
+
+// With trusted proxies, request.ips is the chain of addresses from the peer back to the first
+// untrusted one: only the peer itself means the peer was not trusted.
+function isForwardedFromUntrustedPeer(request: FastifyRequest): boolean {
+  if (request.headers['x-forwarded-for'] === undefined && request.headers['x-forwarded-proto'] === undefined) return false
+  return (request.ips?.length ?? 1) <= 1
+}
 
 // Unless DISABLE_SSL is set, TLS is assumed to end in a proxy in front of us: plain HTTP is
 // redirected and HSTS is sent. Loopback hosts and /up stay on plain HTTP for local use.

@@ -93,8 +93,11 @@ test('an Origin equal to http://<host> passes', async (t) => {
   assert.ok(response.cookies.some((c) => c.name === 'session_token'))
 })
 
+// A TLS proxy on the same host says a request came over HTTPS; only a trusted one is believed.
+const BEHIND_LOCAL_PROXY = { env: { TRUSTED_PROXIES: 'loopback' } }
+
 test('an Origin of https://<host> passes when the request came over HTTPS', async (t) => {
-  const { app } = await buildTestApp(t)
+  const { app } = await buildTestApp(t, BEHIND_LOCAL_PROXY)
   const response = await app.inject({
     method: 'POST',
     url: '/session',
@@ -112,7 +115,7 @@ test('a request without Sec-Fetch-Site over plain HTTP passes', async (t) => {
 })
 
 test('a request with x-forwarded-proto: https and no Sec-Fetch-Site gets 422', async (t) => {
-  const { app } = await buildTestApp(t)
+  const { app } = await buildTestApp(t, BEHIND_LOCAL_PROXY)
   const response = await app.inject({ method: 'POST', url: '/session', payload: signInBody(), headers: { ...FORM, 'x-forwarded-proto': 'https' } })
   assert.equal(response.statusCode, 422)
   assert.equal(response.cookies.find((c) => c.name === 'session_token'), undefined)
@@ -120,7 +123,7 @@ test('a request with x-forwarded-proto: https and no Sec-Fetch-Site gets 422', a
 })
 
 test('a request with x-forwarded-proto: https and Sec-Fetch-Site same-origin passes, with a Secure session cookie', async (t) => {
-  const { app } = await buildTestApp(t)
+  const { app } = await buildTestApp(t, BEHIND_LOCAL_PROXY)
   const response = await app.inject({ method: 'POST', url: '/session', payload: signInBody(), headers: { ...FORM, ...sameOrigin, 'x-forwarded-proto': 'https' } })
   assert.equal(response.statusCode, 302)
   const session = response.cookies.find((c) => c.name === 'session_token') as { secure?: boolean } | undefined
@@ -202,7 +205,7 @@ test('with DISABLE_SSL unset, /up is served over plain HTTP for any host', async
 })
 
 test('with DISABLE_SSL unset, an https request gets Strict-Transport-Security and is served', async (t) => {
-  const { app } = await buildTestApp(t, { env: { DISABLE_SSL: '' } })
+  const { app } = await buildTestApp(t, { env: { DISABLE_SSL: '', TRUSTED_PROXIES: 'loopback' } })
   const response = await app.inject({ method: 'GET', url: '/session/new', headers: { host: 'example.com', 'x-forwarded-proto': 'https' } })
   assert.equal(response.statusCode, 200)
   assert.match(String(response.headers['strict-transport-security']), /max-age=\d{7,}/)
@@ -273,7 +276,7 @@ test('a banned IP cannot slip past the ban with X-Forwarded-For when it is not a
 })
 
 test('a ban is enforced on the client address a trusted local proxy forwards', async (t) => {
-  const { app } = await buildTestApp(t)
+  const { app } = await buildTestApp(t, BEHIND_LOCAL_PROXY)
   ban(app, '203.0.113.9')
   const response = await app.inject({
     method: 'POST',
