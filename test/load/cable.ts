@@ -59,6 +59,7 @@ import { seedDatabase } from './seed.ts'
 import { summarizeProfileDir, type ProfileSummary } from './support/cpu-profile.ts'
 import { CoreMeter, CpuMeter, processCpuSeconds, processCpuTimes, processMemory, round, Samples, selfCpuSeconds, selfSystemSeconds, summarize, type Memory, type Summary } from './support/measure.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
+import { flag, number, path, readOptions, text, usageError } from './support/options.ts'
 import { floorBudgetMs, measureFloor, type FloorReport } from './support/socket-floor.ts'
 import { serverDurationsMs } from './support/server-timing.ts'
 import { LAG_RESOLUTION_MS, lagOf, RAISE_FILES, serverCommand, stopServer, waitForUp, type LoopLag } from './support/server.ts'
@@ -101,61 +102,62 @@ interface Options {
   out: string
 }
 
+const OPTIONS = {
+  clients: number('N', 'people connected and subscribed like a room page', 1000, { integer: true, min: 1 }),
+  posters: number('N', 'closed-loop posters in the saturated phase', 4, { integer: true, min: 1 }),
+  'tput-secs': number('SECS', 'how long the saturated phase posts', 15),
+  paced: number('N', 'posts in the paced phase', 30, { integer: true }),
+  'latency-msgs': number('N', 'the same as --paced', null, { integer: true }),
+  'interval-ms': number('MS', 'the time between paced posts', 200),
+  'paced-drain-secs': number('SECS', "how long to wait for the paced phase's last deliveries", 20),
+  'tput-drain-secs': number('SECS', "how long to wait for the saturated phase's last deliveries", 60),
+  idle: number('N', 'instead of posting, hold N subscribed idle sockets for --hold-secs and report the server\'s memory', null, { integer: true, min: 1 }),
+  'hold-secs': number('SECS', 'how long --idle holds its sockets', 10),
+  base: text('URL', 'a server that is already up (http://127.0.0.1:PORT), with --sessions and --room'),
+  sessions: text('FILE', 'with --base: one line per person, `cookie<TAB>identifier<TAB>…` (client n uses line n mod lines)'),
+  cookie: text('C', "with --base: the poster's cookie"),
+  room: number('ID', 'with --base: the room to post into', null, { integer: true, min: 1 }),
+  'cpu-prof': flag('also profile the server (node --cpu-prof) and name its top frames'),
+  'cpu-prof-us': number('US', "the profile's sampling interval in µs", 1000),
+  'gen-cpu-prof': flag('profile the generator itself into tmp/bench/cable-generator-prof-<stamp>'),
+  keep: flag('keep the temporary storage, with its sessions.tsv'),
+  'wait-quiet': number('SECS', 'first wait up to SECS for every core to be under 10% busy', 0),
+  'no-pin': flag('do not pin the server and the generator to their cores'),
+  'no-floor': flag('skip the floor phase (a bare broadcaster on the server\'s core)'),
+  tsx: flag("run the server's sources under tsx instead of compiling them as npm start does"),
+  'server-dir': path('DIR', "start another checkout's server (e.g. a worktree with a fix to compare)", '.', 'this checkout'),
+  out: path('DIR', 'where the report and the server log go', 'tmp/bench'),
+}
+
+const SUMMARY = `The cable fan-out benchmark: seeds a temporary database, starts the server pinned to core 0
+and this generator on core 1, connects --clients people subscribed like a room page, posts paced
+and then saturated, checks every message reaches every client, then measures the floor (the
+same posts through a bare broadcaster). Saves tmp/bench/cable-<stamp>.json.
+The steps are described at the top of test/load/cable.ts.`
+
 function parseOptions(argv: string[]): Options {
+  const v = readOptions({ name: 'bench:cable', summary: SUMMARY, options: OPTIONS }, argv)
   const options: Options = {
-    clients: 1000, posters: 4, tputSecs: 15, paced: 30, intervalMs: 200, pacedDrainSecs: 20, tputDrainSecs: 60,
-    idle: null, holdSecs: 10, base: null, sessions: null, cookie: null, room: null, cpuProf: false, cpuProfUs: 1000, tsx: false, genCpuProf: false, keep: false, pin: true, floor: true, waitQuiet: 0, serverDir: ROOT,
-    out: join(ROOT, 'tmp', 'bench'),
+    clients: v.idle ?? v.clients, posters: v.posters, tputSecs: v.tputSecs, paced: v.latencyMsgs ?? v.paced, intervalMs: v.intervalMs,
+    pacedDrainSecs: v.pacedDrainSecs, tputDrainSecs: v.tputDrainSecs, idle: v.idle, holdSecs: v.holdSecs,
+    base: v.base, sessions: v.sessions, cookie: v.cookie, room: v.room, cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, tsx: v.tsx,
+    genCpuProf: v.genCpuProf, keep: v.keep, waitQuiet: v.waitQuiet, serverDir: v.serverDir, pin: !v.noPin, floor: !v.noFloor, out: v.out,
   }
-  const numbers: Record<string, keyof Options> = {
-    '--clients': 'clients', '--posters': 'posters', '--tput-secs': 'tputSecs', '--paced': 'paced', '--latency-msgs': 'paced',
-    '--interval-ms': 'intervalMs', '--paced-drain-secs': 'pacedDrainSecs', '--tput-drain-secs': 'tputDrainSecs',
-    '--idle': 'idle', '--hold-secs': 'holdSecs', '--cpu-prof-us': 'cpuProfUs', '--room': 'room', '--wait-quiet': 'waitQuiet',
-  }
-  const strings: Record<string, keyof Options> = { '--base': 'base', '--sessions': 'sessions', '--cookie': 'cookie', '--out': 'out', '--server-dir': 'serverDir' }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if (arg === '--cpu-prof') options.cpuProf = true
-    else if (arg === '--tsx') options.tsx = true
-    else if (arg === '--gen-cpu-prof') options.genCpuProf = true
-    else if (arg === '--keep') options.keep = true
-    else if (arg === '--no-pin') options.pin = false
-    else if (arg === '--no-floor') options.floor = false
-    else if (arg === '--help' || arg === '-h') usage(0)
-    else if (arg in numbers || arg in strings) {
-      const value = argv[++i]
-      if (value === undefined) fail(`${arg} needs a value`)
-      if (arg in strings) (options as unknown as Record<string, unknown>)[strings[arg]!] = value
-      else {
-        const n = Number(value)
-        if (!Number.isFinite(n) || n < 0) fail(`${arg} needs a number, got ${value}`)
-        ;(options as unknown as Record<string, unknown>)[numbers[arg]!] = n
-      }
-    } else fail(`unknown option ${arg} (see --help)`)
-  }
-  if (options.idle !== null) options.clients = options.idle
-  if (!Number.isInteger(options.clients) || options.clients < 1) fail('--clients must be a positive integer')
-  if (!Number.isInteger(options.posters) || options.posters < 1) fail('--posters must be a positive integer')
+  const wrong = (message: string) => usageError('bench:cable', message)
   if (options.base !== null) {
     let url: URL
     try {
       url = new URL(options.base)
     } catch {
-      return fail(`--base is not a URL: ${options.base}`)
+      return wrong(`--base is not a URL: ${options.base}`)
     }
     // This generator opens thousands of sockets: it only ever points at this machine's loopback.
-    if (url.protocol !== 'http:' || url.hostname !== '127.0.0.1' || !url.port) fail('--base must be http://127.0.0.1:<port>')
-    if (!options.sessions) fail('--base needs --sessions FILE (one cookie per line)')
-    if (options.room === null) fail('--base needs --room <id>')
-    if (options.cpuProf) fail('--cpu-prof only works on the server this script starts')
+    if (url.protocol !== 'http:' || url.hostname !== '127.0.0.1' || !url.port) wrong('--base must be http://127.0.0.1:<port>')
+    if (!options.sessions) wrong('--base needs --sessions FILE (one cookie per line)')
+    if (options.room === null) wrong('--base needs --room <id>')
+    if (options.cpuProf) wrong('--cpu-prof only works on the server this script starts')
   }
   return options
-}
-
-function usage(code: number): never {
-  const text = readFileSync(SCRIPT, 'utf8').split('\n').filter((line) => line.startsWith('//')).map((line) => line.slice(3))
-  console.log(text.slice(0, text.findIndex((line) => line.startsWith('Sessions file')) + 3).join('\n'))
-  process.exit(code)
 }
 
 function fail(message: string): never {

@@ -8,6 +8,8 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { USERS_OPTIONS } from './people.ts'
+import { readOptions, usageError } from './support/options.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -38,8 +40,23 @@ function rate(step: Step, metric: string): string {
   return typeof m === 'object' && m.hit_rate_percent !== null ? `${m.hit_rate_percent}%` : 'n/a'
 }
 
+// bench:users' options, but --out: each setting's run writes to tmp/bench/cache-<setting>.
+const { out: _out, ...OPTIONS } = USERS_OPTIONS
+
 const args = process.argv.slice(2).filter((a) => a !== '--')
+readOptions({
+  name: 'bench:caches',
+  summary: `Runs npm run bench:users once per cache setting on the same fixture, each into
+tmp/bench/cache-<setting>/, and prints one side-by-side table. Every option goes to every run.`,
+  options: OPTIONS,
+  notes: [
+    'Environment:',
+    `  CACHE_SETTINGS=A,B,…  the settings, in order (default all: ${Object.keys(SETTINGS).join(', ')})`,
+    '  RUN_TIMEOUT_MIN=N     stop a run that has reported but does not exit after N minutes (default 20)',
+  ].join('\n'),
+}, args)
 const names = (process.env.CACHE_SETTINGS ?? Object.keys(SETTINGS).join(',')).split(',')
+for (const name of names) if (!(name in SETTINGS)) usageError('bench:caches', `CACHE_SETTINGS has no setting '${name}' (it takes ${Object.keys(SETTINGS).join(', ')})`)
 const rows: string[] = []
 for (const name of names) {
   const out = join(ROOT, 'tmp', 'bench', `cache-${name.replace(/\W+/g, '-')}`)

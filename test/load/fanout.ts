@@ -15,13 +15,14 @@
 import BetterSqlite3 from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildFixture, largeSpec } from './fixtures.ts'
 import { fixturePaths, readPeople, ROOT } from './support/fixture.ts'
 import { HttpClient, isFailure } from './support/http.ts'
 import { processCpuSeconds, processMemory, round, selfCpuSeconds } from './support/measure.ts'
 import { writeFanoutReport } from './support/report.ts'
+import { flag, number, path, readOptions, text } from './support/options.ts'
 import { checkPost } from './support/page-checks.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
 import { copyStorage, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type ServerChild } from './support/server.ts'
@@ -39,28 +40,34 @@ interface Options {
   intervalMs: number
   inPlace: boolean
   serverDir: string
+  pin: boolean
+  tsx: boolean
   out: string
 }
 
+const OPTIONS = {
+  fixture: path('DIR', 'the fixture folder (seeded with npm run seed:large first when missing, unless --base)', 'tmp/bench/large'),
+  base: text('URL', 'a server that is already up, serving --fixture, instead of starting ours'),
+  room: number('ID', 'the room whose members hold sockets', 1, { integer: true, min: 1 }),
+  posts: number('N', 'how many messages person 1 posts', 5, { integer: true, min: 1 }),
+  'interval-ms': number('MS', 'the time from one post to the next', 2000),
+  'in-place': flag('run on the fixture itself, not a copy'),
+  'server-dir': path('DIR', "start another checkout's server", '.', 'this checkout'),
+  out: path('DIR', 'where the report goes', 'tmp/bench'),
+  'no-pin': flag('do not pin the server and the generator to their cores'),
+  tsx: flag("run the server's sources under tsx instead of compiling them as npm start does"),
+}
+
+const SUMMARY = `The unread fan-out: every member of the biggest room holds a socket subscribed to
+UnreadRoomsChannel; person 1 posts, and the time until the notice reached the last socket is
+reported. Saves tmp/bench/fanout-<stamp>.json and .md. See README.md, "Unread fan-out".`
+
 function parseOptions(argv: string[]): Options {
-  const o: Options = { fixture: join(ROOT, 'tmp', 'bench', 'large'), base: null, room: 1, posts: 5, intervalMs: 2000, inPlace: false, serverDir: ROOT, out: join(ROOT, 'tmp', 'bench') }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    const value = () => argv[++i] ?? fail(`${arg} needs a value`)
-    switch (arg) {
-      case '--fixture': o.fixture = resolve(value()); break
-      case '--base': o.base = value().replace(/\/$/, ''); break
-      case '--room': o.room = Number(value()); break
-      case '--posts': o.posts = Number(value()); break
-      case '--interval-ms': o.intervalMs = Number(value()); break
-      case '--in-place': o.inPlace = true; break
-      case '--server-dir': o.serverDir = resolve(value()); break
-      case '--out': o.out = resolve(value()); break
-      case '--no-pin': case '--tsx': break
-      default: fail(`unknown option ${arg}`)
-    }
+  const v = readOptions({ name: 'bench:fanout', summary: SUMMARY, options: OPTIONS }, argv)
+  return {
+    fixture: v.fixture, base: v.base?.replace(/\/$/, '') ?? null, room: v.room, posts: v.posts, intervalMs: v.intervalMs,
+    inPlace: v.inPlace, serverDir: v.serverDir, pin: !v.noPin, tsx: v.tsx, out: v.out,
   }
-  return o
 }
 
 function fail(message: string): never {
@@ -82,8 +89,8 @@ interface Notice {
 }
 
 async function main(): Promise<void> {
-  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV)) return
   const options = parseOptions(process.argv.slice(2))
+  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin)) return
   const stamp = stampNow()
   mkdirSync(options.out, { recursive: true })
   const paths = fixturePaths(options.fixture)
@@ -105,7 +112,7 @@ async function main(): Promise<void> {
     if (options.base === null) {
       console.log(`bench:fanout: copying ${options.fixture}…`)
       storage = options.inPlace ? options.fixture : copyStorage(options.fixture)
-      server = await startServer(options.serverDir, storage, join(options.out, `fanout-${stamp}-server.log`))
+      server = await startServer(options.serverDir, storage, join(options.out, `fanout-${stamp}-server.log`), {}, options.tsx)
       baseUrl = server.baseUrl
     }
     const url = new URL(baseUrl)

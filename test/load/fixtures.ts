@@ -23,13 +23,13 @@
 // SECRET_KEY_BASE signs the cookies when set; otherwise the folder's secret_key_base, else a new one.
 import BetterSqlite3 from 'better-sqlite3'
 import { writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { RailsSigning } from '../../server/lib/rails/signing.ts'
 import { dbTime } from '../../server/lib/time.ts'
 import {
-  createFixtureDatabase, finishFixtureDatabase, fixturePaths, fixtureSecret, insertMessages, personName, Progress, random, ROOT, sentence, sharedDigest, withoutIndexes, writeSessions, type FixturePaths,
+  createFixtureDatabase, finishFixtureDatabase, fixturePaths, fixtureSecret, insertMessages, personName, Progress, random, sentence, sharedDigest, withoutIndexes, writeSessions, type FixturePaths,
 } from './support/fixture.ts'
+import { flag, number, path, readOptions, text } from './support/options.ts'
 
 export interface FixtureSpec {
   people: number
@@ -187,23 +187,63 @@ function labelsOf(db: BetterSqlite3.Database, people: { id: number; email: strin
   return labels
 }
 
-function argument(argv: string[], name: string): string | undefined {
-  const index = argv.indexOf(name)
-  return index === -1 ? undefined : argv[index + 1]
+const COMMON = {
+  force: flag('replace an existing fixture in that folder'),
+  password: text('P', 'the password of every person', 'secret123456'),
+}
+
+const USERS = {
+  out: path('DIR', 'the fixture folder', 'tmp/bench/users'),
+  people: number('N', 'how many people (person 1 is david@37signals.com, an administrator)', 5000, { integer: true, min: 1 }),
+  rooms: number('N', 'how many rooms (room 1 "All Talk" has everyone)', 30, { integer: true, min: 1 }),
+  messages: number('N', 'how many messages, over 90 days', 100_000, { integer: true }),
+  ...COMMON,
+}
+
+const LARGE = {
+  out: path('DIR', 'the fixture folder', 'tmp/bench/large'),
+  messages: number('N', 'how many messages, over 720 days (60% of them in "All Talk")', 2_000_000, { integer: true }),
+  ...COMMON,
+}
+
+const NOTES = 'SECRET_KEY_BASE signs the cookies when set; otherwise the folder\'s secret_key_base, else a new one.'
+
+const COMMANDS = {
+  users: {
+    name: 'seed:users', options: USERS, notes: NOTES,
+    summary: `Writes the users-profile fixture (npm run bench:users): people in rooms with skewed membership,
+messages weighted by membership, a session and signed cookie per person (people.tsv), labels.json.`,
+  },
+  large: {
+    name: 'seed:large', options: LARGE, notes: NOTES,
+    summary: `Writes the large fixture (bench:routes -- --fixture tmp/bench/large, bench:fanout): 10,008 people,
+"All Talk" with 10,003 members, 19 rooms of about 100, a session and signed cookie per person.`,
+  },
 }
 
 function main(): void {
   const [kind, ...argv] = process.argv.slice(2)
   if (kind !== 'users' && kind !== 'large') {
-    console.error('usage: tsx test/load/fixtures.ts users|large [--out DIR] [--force] [--people N] [--rooms N] [--messages N] [--password P]')
-    process.exit(2)
+    const help = kind === '--help' || kind === '-h'
+    ;(help ? console.log : console.error)('usage: tsx test/load/fixtures.ts users|large [options]   (npm run seed:users / npm run seed:large; add --help for their options)')
+    process.exit(help ? 0 : 2)
   }
-  const number = (name: string) => (argument(argv, name) === undefined ? undefined : Number(argument(argv, name)))
-  const spec = kind === 'users' ? usersSpec(number('--people'), number('--rooms'), number('--messages')) : largeSpec(number('--messages'))
-  spec.password = argument(argv, '--password') ?? spec.password
-  const storage = resolve(argument(argv, '--out') ?? join(ROOT, 'tmp', 'bench', kind))
+  let spec: FixtureSpec
+  let storage: string
+  let force: boolean
+  if (kind === 'users') {
+    const o = readOptions(COMMANDS.users, argv)
+    spec = { ...usersSpec(o.people, o.rooms, o.messages), password: o.password }
+    storage = o.out
+    force = o.force
+  } else {
+    const o = readOptions(COMMANDS.large, argv)
+    spec = { ...largeSpec(o.messages), password: o.password }
+    storage = o.out
+    force = o.force
+  }
   try {
-    const built = buildFixture(storage, spec, argv.includes('--force'))
+    const built = buildFixture(storage, spec, force)
     const db = new BetterSqlite3(built.paths.database, { readonly: true })
     const count = (sql: string) => db.prepare(sql).pluck().get() as number
     console.log(`seed:${kind}: ${storage} in ${built.secs.toFixed(1)} s`)

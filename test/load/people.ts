@@ -30,7 +30,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildFixture, usersSpec } from './fixtures.ts'
 import { fixturePaths, readPeople, ROOT, VOCABULARY } from './support/fixture.ts'
@@ -41,6 +41,7 @@ import { RawWebSocket } from './support/raw-websocket.ts'
 import { writeUsersReport } from './support/report.ts'
 import { Delivery, DELIVERY_TARGET_MS } from './support/deliveries.ts'
 import { copyStorage, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild } from './support/server.ts'
+import { flag, number, numbers, path, readOptions, text, usageError } from './support/options.ts'
 import { ServerTiming } from './support/server-timing.ts'
 import { Failures, percentiles, type Percentiles } from './support/stats.ts'
 
@@ -69,45 +70,44 @@ export interface Options {
   keepGoing: boolean
   inPlace: boolean
   gzip: boolean
+  pin: boolean
+  tsx: boolean
   out: string
 }
 
+// bench:users' options; bench:caches takes the same (but --out) and passes them on.
+export const USERS_OPTIONS = {
+  steps: numbers('N,N,…', 'how many people each step has', [250, 500, 1000, 2000, 3000]),
+  'step-secs': number('SECS', 'how long each step is measured', 60),
+  'warmup-secs': number('SECS', 'how long each step runs before it is measured', 15),
+  'drain-secs': number('SECS', "how long to wait for a step's last deliveries", 10),
+  'nav-secs': number('SECS', 'mean time between one person\'s navigations', 10),
+  'post-secs': number('SECS', 'mean time between one person\'s posts', 300),
+  fixture: path('DIR', 'the fixture folder (seeded first when missing, unless --base)', 'tmp/bench/users'),
+  base: text('URL', 'a server that is already up (http://HOST:PORT) instead of starting ours'),
+  db: path('FILE', "with --base: that server's database, for the checks and the write audit"),
+  'server-pid': number('PID', "with --base: that server's process, for its CPU and memory", null, { integer: true }),
+  'server-dir': path('DIR', "start another checkout's server", '.', 'this checkout'),
+  out: path('DIR', 'where the report goes', 'tmp/bench'),
+  'keep-going': flag('run every step, not only up to the first one that is not served'),
+  'in-place': flag('run on the fixture itself, not a copy'),
+  'no-gzip': flag('ask for uncompressed pages'),
+  'no-pin': flag('do not pin the server and the generator to their cores'),
+  tsx: flag("run the server's sources under tsx instead of compiling them as npm start does"),
+}
+
+const USERS_SUMMARY = `The users profile: simulated people (an Action Cable socket each, navigations, posts) join in
+steps; every response and delivery is checked, every acknowledged write audited. Saves
+tmp/bench/users-<stamp>.json and .md. See README.md, "The users profile".`
+
 function parseOptions(argv: string[]): Options {
-  const o: Options = {
-    steps: [250, 500, 1000, 2000, 3000], stepSecs: 60, warmupSecs: 15, drainSecs: 10, navSecs: 10, postSecs: 300,
-    fixture: join(ROOT, 'tmp', 'bench', 'users'), base: null, db: null, serverPid: null, serverDir: ROOT,
-    keepGoing: false, inPlace: false, gzip: true, out: join(ROOT, 'tmp', 'bench'),
+  const v = readOptions({ name: 'bench:users', summary: USERS_SUMMARY, options: USERS_OPTIONS }, argv)
+  if (v.base !== null && !/^http:\/\/[^/]+:\d+\/?$/.test(v.base)) usageError('bench:users', '--base must look like http://HOST:PORT')
+  return {
+    steps: v.steps, stepSecs: v.stepSecs, warmupSecs: v.warmupSecs, drainSecs: v.drainSecs, navSecs: v.navSecs, postSecs: v.postSecs,
+    fixture: v.fixture, base: v.base, db: v.db, serverPid: v.serverPid, serverDir: v.serverDir,
+    keepGoing: v.keepGoing, inPlace: v.inPlace, gzip: !v.noGzip, pin: !v.noPin, tsx: v.tsx, out: v.out,
   }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    const value = () => argv[++i] ?? fail(`${arg} needs a value`)
-    const number = () => {
-      const n = Number(value())
-      return Number.isFinite(n) && n >= 0 ? n : fail(`${arg} needs a number`)
-    }
-    switch (arg) {
-      case '--steps': o.steps = value().split(',').map(Number).filter((n) => n > 0); break
-      case '--step-secs': o.stepSecs = number(); break
-      case '--warmup-secs': o.warmupSecs = number(); break
-      case '--drain-secs': o.drainSecs = number(); break
-      case '--nav-secs': o.navSecs = number(); break
-      case '--post-secs': o.postSecs = number(); break
-      case '--fixture': o.fixture = resolve(value()); break
-      case '--base': o.base = value(); break
-      case '--db': o.db = resolve(value()); break
-      case '--server-pid': o.serverPid = number(); break
-      case '--server-dir': o.serverDir = resolve(value()); break
-      case '--out': o.out = resolve(value()); break
-      case '--keep-going': o.keepGoing = true; break
-      case '--in-place': o.inPlace = true; break
-      case '--no-gzip': o.gzip = false; break
-      case '--no-pin': case '--tsx': break
-      default: fail(`unknown option ${arg} (the options are listed at the top of test/load/people.ts)`)
-    }
-  }
-  if (o.steps.length === 0) fail('--steps needs at least one number')
-  if (o.base !== null && !/^http:\/\/[^/]+:\d+\/?$/.test(o.base)) fail('--base must look like http://HOST:PORT')
-  return o
 }
 
 function fail(message: string): never {
@@ -723,8 +723,8 @@ export interface UsersReport {
 }
 
 async function main(): Promise<void> {
-  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV)) return
   const options = parseOptions(process.argv.slice(2))
+  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin)) return
   const stamp = stampNow()
   mkdirSync(options.out, { recursive: true })
   const notes: string[] = []
@@ -763,7 +763,7 @@ async function main(): Promise<void> {
     if (options.base === null) {
       storage = options.inPlace ? options.fixture : copyStorage(options.fixture)
       dbPath = join(storage, 'db', 'production.sqlite3')
-      server = await startServer(options.serverDir, storage, join(options.out, `users-${stamp}-server.log`))
+      server = await startServer(options.serverDir, storage, join(options.out, `users-${stamp}-server.log`), {}, options.tsx)
       baseUrl = server.baseUrl
       console.log(`bench:users: server ${server.pid} on ${baseUrl} (core 0), storage ${storage}`)
     }

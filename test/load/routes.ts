@@ -22,7 +22,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { RailsSigning } from '../../server/lib/rails/signing.ts'
 import { dbTime } from '../../server/lib/time.ts'
@@ -37,6 +37,7 @@ import { HttpClient, isFailure, type Answer } from './support/http.ts'
 import { processMemory, round } from './support/measure.ts'
 import { writeRoutesReport, type RouteRow } from './support/report.ts'
 import { copyStorage, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild } from './support/server.ts'
+import { choices, flag, number, path, readOptions, text, usageError } from './support/options.ts'
 import { ServerTiming } from './support/server-timing.ts'
 import { Failures, percentiles } from './support/stats.ts'
 
@@ -60,49 +61,43 @@ interface Options {
   password: string | null
   inPlace: boolean
   serverDir: string
+  pin: boolean
+  tsx: boolean
   out: string
 }
 
-function parseOptions(argv: string[]): Options {
-  const o: Options = {
-    clients: 16, duration: 8, warmup: 2, routes: [...READ_ROUTES, 'post_message'], gzip: true, mixedWriteRate: 0,
-    fixture: null, base: null, db: null, labels: null, cookie: null, password: null, inPlace: false, serverDir: ROOT, out: join(ROOT, 'tmp', 'bench'),
-  }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    const value = () => argv[++i] ?? fail(`${arg} needs a value`)
-    const number = () => {
-      const n = Number(value())
-      return Number.isFinite(n) && n >= 0 ? n : fail(`${arg} needs a number`)
-    }
-    switch (arg) {
-      case '--clients': o.clients = Math.max(1, Math.floor(number())); break
-      case '--duration': o.duration = number(); break
-      case '--warmup': o.warmup = number(); break
-      case '--routes': o.routes = value().split(',') as Route[]; break
-      case '--mixed-write-rate': o.mixedWriteRate = number(); break
-      case '--fixture': o.fixture = resolve(value()); break
-      case '--base': o.base = value().replace(/\/$/, ''); break
-      case '--db': o.db = resolve(value()); break
-      case '--labels': o.labels = resolve(value()); break
-      case '--cookie': o.cookie = value(); break
-      case '--password': o.password = value(); break
-      case '--server-dir': o.serverDir = resolve(value()); break
-      case '--out': o.out = resolve(value()); break
-      case '--in-place': o.inPlace = true; break
-      case '--no-gzip': o.gzip = false; break
-      case '--no-pin': case '--tsx': break
-      default: fail(`unknown option ${arg} (the options are listed at the top of test/load/routes.ts)`)
-    }
-  }
-  for (const route of o.routes) if (![...READ_ROUTES, 'post_message'].includes(route)) fail(`unknown route ${route}`)
-  if (o.base !== null && (o.db === null || (o.labels === null && o.fixture === null))) fail('--base needs --db FILE and --labels FILE (or --fixture DIR)')
-  return o
+const OPTIONS = {
+  clients: number('N', 'closed-loop clients per route', 16),
+  duration: number('SECS', 'how long each route is measured', 8),
+  warmup: number('SECS', 'the warmup of each route (4 clients)', 2),
+  routes: choices('A,B,…', 'the routes, in order', [...READ_ROUTES, 'post_message'] as Route[]),
+  'mixed-write-rate': number('R', 'one writer posts into HQ at most R times a second during each read route', 0),
+  fixture: path('DIR', "a fixture folder (seed:users, seed:large); without it, a temporary copy of npm run seed's dataset"),
+  base: text('URL', 'a server that is already up, instead of starting ours (needs --db, and --labels or --fixture)'),
+  db: path('FILE', "with --base: that server's database, for the contracts and the write audit"),
+  labels: path('FILE', "with --base: the labels.json of that server's data"),
+  cookie: text('C', "with --base: person 1's cookie (else from --fixture's people.tsv, else a sign-in)"),
+  password: text('P', "with --base: sign in as labels' emails.david with this password (else labels' passwords.all)"),
+  'server-dir': path('DIR', "start another checkout's server", '.', 'this checkout'),
+  out: path('DIR', 'where the report goes', 'tmp/bench'),
+  'in-place': flag('run on the fixture itself, not a copy'),
+  'no-gzip': flag('ask for uncompressed responses'),
+  'no-pin': flag('do not pin the server and the generator to their cores'),
+  tsx: flag("run the server's sources under tsx instead of compiling them as npm start does"),
 }
 
-function fail(message: string): never {
-  console.error(`bench:routes: ${message}`)
-  process.exit(2)
+const SUMMARY = `The harness's read-and-post profile: per route a warmup, then --clients closed-loop clients for
+--duration seconds, every response validated against the route's contract and every acknowledged
+post audited. Saves tmp/bench/routes-<stamp>.json and .md. See README.md, "The routes profile".`
+
+function parseOptions(argv: string[]): Options {
+  const v = readOptions({ name: 'bench:routes', summary: SUMMARY, options: OPTIONS }, argv)
+  if (v.base !== null && (v.db === null || (v.labels === null && v.fixture === null))) usageError('bench:routes', '--base needs --db FILE and --labels FILE (or --fixture DIR)')
+  return {
+    clients: Math.max(1, Math.floor(v.clients)), duration: v.duration, warmup: v.warmup, routes: v.routes, gzip: !v.noGzip, mixedWriteRate: v.mixedWriteRate,
+    fixture: v.fixture, base: v.base?.replace(/\/$/, '') ?? null, db: v.db, labels: v.labels, cookie: v.cookie, password: v.password,
+    inPlace: v.inPlace, serverDir: v.serverDir, pin: !v.noPin, tsx: v.tsx, out: v.out,
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -174,7 +169,7 @@ async function prepareTarget(options: Options, stamp: string, http: (base: strin
     console.log(options.inPlace ? `bench:routes: running on ${options.fixture} itself` : `bench:routes: copying ${options.fixture}…`)
     storage = options.inPlace ? options.fixture : copyStorage(options.fixture)
   }
-  const server = await startServer(options.serverDir, storage, join(options.out, `routes-${stamp}-server.log`))
+  const server = await startServer(options.serverDir, storage, join(options.out, `routes-${stamp}-server.log`), {}, options.tsx)
   console.log(`bench:routes: server ${server.pid} on ${server.baseUrl} (core 0)`)
   return { baseUrl: server.baseUrl, dbPath: join(storage, 'db', 'production.sqlite3'), labels, cookie, server, storage: options.fixture === null || !options.inPlace ? storage : null }
 }
@@ -316,8 +311,8 @@ interface RouteResult extends RouteRow {
 }
 
 async function main(): Promise<void> {
-  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV)) return
   const options = parseOptions(process.argv.slice(2))
+  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin)) return
   const stamp = stampNow()
   mkdirSync(options.out, { recursive: true })
   let target: Target | null = null

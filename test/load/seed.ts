@@ -26,6 +26,7 @@ import { boostMessage, postMessage, reviseMessage } from '../../server/models/me
 import { mentionAttachmentHtml, plainText, sanitizeBody } from '../../server/models/rich-text/index.ts'
 import { ROLES, STATUSES } from '../../server/models/user.ts'
 import { Store } from '../../server/models/store.ts'
+import { flag, readOptions, text } from './support/options.ts'
 
 export const DEFAULT_PASSWORD = 'secret123456'
 export const NOW = Date.UTC(2026, 2, 2, 16, 0, 0)
@@ -339,23 +340,33 @@ function hasAccount(path: string): boolean {
   }
 }
 
-function argument(name: string): string | undefined {
-  const index = process.argv.indexOf(name)
-  return index === -1 ? undefined : process.argv[index + 1]
+const OPTIONS = {
+  force: flag('delete the database file (and its -wal, -shm) and seed a fresh one'),
+  password: text('P', 'the password of every person', DEFAULT_PASSWORD),
+}
+
+const COMMAND = {
+  name: 'seed',
+  summary: `Fills an empty database with the development dataset (the upstream cast, the busy room
+"All Talk" with busy_001…busy_120, mentions, boosts, unread rooms) and writes labels.json beside
+it. It refuses a database that already has an account, unless --force.`,
+  options: OPTIONS,
+  notes: 'CAMPFIRE_STORAGE_PATH (default storage) and RAILS_ENV choose the database file, as for the server.',
 }
 
 function main(): void {
+  const options = readOptions(COMMAND)
   const config = loadConfig()
   const path = config.databasePath
-  if (hasAccount(path) && !process.argv.includes('--force')) {
+  if (hasAccount(path) && !options.force) {
     console.error(`${path} already has an account; not touching it. Run \`npm run seed -- --force\` to delete it and seed a fresh one.`)
     process.exit(1)
   }
-  if (process.argv.includes('--force')) for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true })
+  if (options.force) for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true })
   const store = new Store({ path, migrationsDir: fileURLToPath(new URL('../../migrations', import.meta.url)), synchronous: config.synchronous })
   try {
     const started = performance.now()
-    const labels = seedDatabase(store, { secretKeyBase: config.secretKeyBase, password: argument('--password') ?? DEFAULT_PASSWORD })
+    const labels = seedDatabase(store, { secretKeyBase: config.secretKeyBase, password: options.password })
     const labelsPath = join(dirname(path), 'labels.json')
     writeFileSync(labelsPath, JSON.stringify(flattenLabels(labels), null, 2) + '\n')
     const count = (sql: string) => store.writeDb.prepare(sql).pluck().get() as number

@@ -19,9 +19,10 @@ export function pinningAvailable(): boolean {
 }
 
 // Re-runs `script` with the same arguments on the generator's core; true when it did (the caller
-// then returns and lets the child run).
-export function reexecPinned(script: string, root: string, envFlag: string): boolean {
-  if (process.env[envFlag] || process.argv.includes('--no-pin') || !pinningAvailable()) return false
+// then returns and lets the child run). Read the options first: `pin` is false for --no-pin, and
+// --help or a bad option has ended the script before it gets here.
+export function reexecPinned(script: string, root: string, envFlag: string, pin: boolean): boolean {
+  if (process.env[envFlag] || !pin || !pinningAvailable()) return false
   const child = spawn('sh', ['-c', `${RAISE_FILES}; exec taskset -c ${GENERATOR_CORE} "$0" "$@"`, process.execPath, '--import', 'tsx', script, ...process.argv.slice(2)], {
     cwd: root,
     stdio: 'inherit',
@@ -92,7 +93,7 @@ export function startFlags(serverDir: string): string[] | null {
 }
 
 // Starts the server of `serverDir` on its own core, on a free loopback port.
-export async function startServer(serverDir: string, storage: string, logPath: string, env: Record<string, string> = {}, tsx = process.argv.includes('--tsx')): Promise<ServerChild> {
+export async function startServer(serverDir: string, storage: string, logPath: string, env: Record<string, string>, tsx: boolean): Promise<ServerChild> {
   const port = await freePort()
   const pin = pinningAvailable() ? `taskset -c ${SERVER_CORE} ` : ''
   const child = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin}"$0" "$@"`, process.execPath, ...serverCommand(serverDir, tsx)], {
