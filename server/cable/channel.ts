@@ -1,7 +1,41 @@
-import { globalIdParam } from '../lib/rails/signing.ts'
+import type { FastifyBaseLogger } from 'fastify'
+import { globalIdParam, type RailsSigning } from '../lib/rails/signing.ts'
+import type { Store } from '../models/store.ts'
 import type { Outcome } from './command-queue.ts'
-import type { CableConnection } from './connection.ts'
 import { messageFrame } from './protocol.ts'
+
+// The cable's layers, lowest first: protocol, wire-frame, one-or-many and command-queue know
+// nothing of the rest; this file is the base every channel extends, and it states what a
+// channel needs from its connection and from the server as interfaces, so it imports neither;
+// channels/* extend it and channels/index.ts names them; connection.ts runs one socket's
+// subscriptions (given the channel registry, never importing it); server.ts holds the
+// connections and streams; broadcasts.ts publishes through the server. Nothing imports upward.
+
+export interface CableUser {
+  id: number
+  name: string
+}
+
+// What a channel uses of the server: the data, the signing keys, and the stream registry.
+export interface ChannelHub {
+  readonly store: Store
+  readonly signing: RailsSigning
+  intern(text: string): string
+  addSubscriber(stream: string, channel: Channel): void
+  removeSubscriber(stream: string, channel: Channel): void
+  broadcast(stream: string, message: unknown): number
+}
+
+// What a channel (and a delivery to it) uses of the connection it belongs to.
+export interface ChannelConnection {
+  readonly user: CableUser
+  readonly server: ChannelHub
+  readonly log: FastifyBaseLogger
+  send(frame: string | Buffer): boolean
+  sendWire(frame: Buffer): boolean
+  // Spends one of the connection's typing-notice tokens: false means drop this notice.
+  admitTypingNotice(): boolean
+}
 
 export interface RoomRef {
   id: number
@@ -14,7 +48,7 @@ const NO_STREAMS: readonly string[] = Object.freeze([])
 const NO_PARAMS: ChannelParams = Object.freeze({})
 
 export interface ChannelClass {
-  new (connection: CableConnection, identifier: string, params: ChannelParams): Channel
+  new (connection: ChannelConnection, identifier: string, params: ChannelParams): Channel
 }
 
 // A subscription: one identifier on one connection. Subclasses decide in `subscribed` whether
@@ -32,7 +66,7 @@ export abstract class Channel {
   private rejected = false
 
   constructor(
-    readonly connection: CableConnection,
+    readonly connection: ChannelConnection,
     readonly identifier: string,
     // The identifier's parameters, needed only until the subscription is answered.
     public params: ChannelParams,

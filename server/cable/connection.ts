@@ -1,15 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Socket } from 'node:net'
 import type { RawData, WebSocket } from 'ws'
-import type { Channel } from './channel.ts'
-import { CHANNELS } from './channels/index.ts'
+import type { CableUser, Channel, ChannelClass, ChannelConnection, ChannelHub } from './channel.ts'
 import { CommandQueue, type CommandHandler, type Outcome } from './command-queue.ts'
-import { confirmation, disconnect, invalidCommand, isObject, parseCommand, parseIdentifier, rejection, type Command, type DisconnectReason } from './protocol.ts'
-import type { CableServer } from './server.ts'
+import { confirmation, disconnect, invalidCommand, isObject, parseCommand, parseIdentifier, rejection, type Command, type DisconnectReason, type Limits } from './protocol.ts'
+import { TokenBucket } from '../lib/token-bucket.ts'
 
-export interface CableUser {
-  id: number
-  name: string
+// What a connection uses of the server (CableServer implements it). The channel registry comes
+// from here rather than being imported, so this file never reaches up to the channels.
+export interface ConnectionHost extends ChannelHub {
+  readonly limits: Limits
+  readonly channels: ReadonlyMap<string, ChannelClass>
+  flushSoon(connection: CableConnection): void
+  joined(frames: Buffer[]): Buffer
+  removeConnection(connection: CableConnection): void
 }
 
 // Commands the server itself slips into a connection's queue, so they keep their place
@@ -41,12 +45,14 @@ function onClose(this: WebSocket): void {
 // One socket: its user, its subscriptions (identifier strings, verbatim, in an array: a page
 // makes about six) and its command queue. Listeners are attached in the constructor,
 // synchronously at the upgrade, so no early frame is lost.
-export class CableConnection implements CommandHandler<Command | Revoke> {
+export class CableConnection implements CommandHandler<Command | Revoke>, ChannelConnection {
   private subscriptions: Channel[] = []
   alive = true
   private pending: Buffer | Buffer[] | null = null
   private closing = false
   private malformed = 0
+  // Made on the first typing notice: most sockets never send one.
+  private typing: { notices: TokenBucket; overrun: TokenBucket } | null = null
   private readonly queue: CommandQueue<Command | Revoke>
   private readonly raw: Socket | null
   private done: Promise<void> | null = null
@@ -54,7 +60,7 @@ export class CableConnection implements CommandHandler<Command | Revoke> {
   constructor(
     readonly socket: WebSocket,
     readonly user: CableUser,
-    readonly server: CableServer,
+    readonly server: ConnectionHost,
     readonly log: FastifyBaseLogger,
   ) {
     this.queue = new CommandQueue(this, server.limits)
@@ -159,6 +165,22 @@ export class CableConnection implements CommandHandler<Command | Revoke> {
     }
   }
 
+  // One bucket paces the notices that are broadcast; a second, much larger one counts the
+  // notices dropped, and a socket that empties it is flooding and goes, as one that keeps
+  // sending malformed frames does. The second refills too, so a long session that now and then
+  // outpaces the first by a notice never adds up to a disconnect.
+  admitTypingNotice(): boolean {
+    const limits = this.server.limits
+    const now = performance.now()
+    const typing = (this.typing ??= { notices: new TokenBucket(limits.typingBurst, now), overrun: new TokenBucket(limits.typingOverrun, now) })
+    if (typing.notices.take(limits.typingPerSecond, limits.typingBurst, now)) return true
+    if (!typing.overrun.take(limits.typingOverrunPerSecond, limits.typingOverrun, now) && this.isOpen) {
+      this.log.warn({ user: this.user.id }, 'cable: typing notice flood, disconnecting')
+      this.disconnect('invalid_request', false, POLICY_VIOLATION)
+    }
+    return false
+  }
+
   private refuse(reason: string, text: string): void {
     this.log.warn({ user: this.user.id, reason, frame: text.slice(0, 200) }, 'cable: refused a malformed frame')
     if (++this.malformed > this.server.limits.malformedFrames) this.disconnect('invalid_request', false, POLICY_VIOLATION)
@@ -211,7 +233,7 @@ export class CableConnection implements CommandHandler<Command | Revoke> {
   private build(identifier: string): Channel | null {
     const { identifierBytes, subscriptions } = this.server.limits
     const parsed = Buffer.byteLength(identifier) <= identifierBytes ? parseIdentifier(identifier) : null
-    const Class = parsed ? CHANNELS.get(parsed.channel) : undefined
+    const Class = parsed ? this.server.channels.get(parsed.channel) : undefined
     if (!parsed || !Class) {
       this.log.warn({ user: this.user.id, identifier: identifier.slice(0, 200) }, 'cable: no such channel')
       return null

@@ -2,6 +2,27 @@
 // Server frames are built here as strings, with the keys in the order Rails writes them.
 
 export const PROTOCOL = 'actioncable-v1-json'
+// The sentinel @rails/actioncable offers last: a server that answers with it (or with nothing)
+// is one the client will not talk to, and it closes the socket without reconnecting.
+export const UNSUPPORTED_PROTOCOL = 'actioncable-unsupported'
+const SERVER_PROTOCOLS: ReadonlySet<string> = new Set([PROTOCOL, UNSUPPORTED_PROTOCOL])
+
+// Sec-WebSocket-Protocol negotiation, as Rails does it. Rails hands its protocol list
+// (ActionCable::INTERNAL[:protocols], both names above) to websocket-driver, whose Hybi driver
+// picks the first protocol in the *client's* list that is also in the server's and omits the
+// header when none matches. Nothing in Action Cable refuses the upgrade over it:
+// Connection::Base#process checks only that the request is a WebSocket upgrade and that its
+// Origin is allowed, and #handle_open merely records websocket.protocol before connect and the
+// welcome. So an upgrade naming no subprotocol, or only unknown ones, is accepted and welcomed
+// here too, with no subprotocol in the answer. It is no security boundary either way: any
+// client can send the header, and cross-site use of the cookie is stopped by the Origin check
+// (routes/cable.ts). The stock client, the harness (which offers both names) and our load
+// generators (test/load: both names, or actioncable-v1-json alone) all get actioncable-v1-json.
+// The return value is what ws wants from handleProtocols: a name, or false for no header.
+export function selectProtocol(offered: ReadonlySet<string>): string | false {
+  for (const protocol of offered) if (SERVER_PROTOCOLS.has(protocol)) return protocol
+  return false
+}
 
 export const DISCONNECT_REASONS = {
   unauthorized: 'unauthorized',
@@ -19,6 +40,14 @@ export interface Limits {
   queuedBytes: number
   malformedFrames: number // per socket, before it is disconnected
   bufferedBytes: number // unsent bytes a socket may hold before it counts as a slow consumer
+  // Typing notices per socket: the page sends a start at most once a second, so a start (or a
+  // stop that ends nothing) beyond this rate and burst is dropped unheard.
+  typingPerSecond: number
+  typingBurst: number
+  // Dropped notices a socket may run up, earning one back per 1/typingOverrunPerSecond s,
+  // before it is disconnected. No person typing gets near it; a script looping on start does.
+  typingOverrun: number
+  typingOverrunPerSecond: number
 }
 
 export const LIMITS: Readonly<Limits> = Object.freeze({
@@ -29,6 +58,10 @@ export const LIMITS: Readonly<Limits> = Object.freeze({
   queuedBytes: 4 * 1024 * 1024,
   malformedFrames: 64,
   bufferedBytes: 1024 * 1024,
+  typingPerSecond: 1,
+  typingBurst: 3,
+  typingOverrun: 64,
+  typingOverrunPerSecond: 16,
 })
 
 export type Command =

@@ -2,8 +2,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { WebSocket } from 'ws'
 import type { RailsSigning } from '../lib/rails/signing.ts'
 import type { Store } from '../models/store.ts'
-import type { Channel } from './channel.ts'
-import { CableConnection, type CableUser } from './connection.ts'
+import type { CableUser, Channel, ChannelClass } from './channel.ts'
+import { CableConnection, type ConnectionHost } from './connection.ts'
 import { OneOrManyMap } from './one-or-many.ts'
 import { wireTextFrame } from './wire-frame.ts'
 import { DISCONNECT_REASONS, LIMITS, messageFrame, ping, WELCOME, type DisconnectReason, type Limits } from './protocol.ts'
@@ -20,6 +20,9 @@ export interface CableServerOptions {
   store: Store
   signing: RailsSigning
   log: FastifyBaseLogger
+  // The channels a client may name in its identifier, by their Rails class names
+  // (channels/index.ts); handed in so the server and its connections never import a channel.
+  channels: ReadonlyMap<string, ChannelClass>
   limits?: Partial<Limits>
   // Rails beats every 3 s; the client reconnects after about 6 s without a frame.
   beatIntervalMs?: number
@@ -43,11 +46,12 @@ export interface CableStats {
 // The registry: connections by user, and streams → subscribed channels. A publication is
 // serialised once, and framed once per distinct identifier string, so every subscriber with
 // the same identifier is sent the very same Buffer.
-export class CableServer {
+export class CableServer implements ConnectionHost {
   readonly limits: Limits
   readonly store: Store
   readonly signing: RailsSigning
   readonly log: FastifyBaseLogger
+  readonly channels: ReadonlyMap<string, ChannelClass>
   private readonly connections = new Set<CableConnection>()
   private readonly byUser = new OneOrManyMap<number, CableConnection>()
   private readonly streams = new OneOrManyMap<string, Channel>()
@@ -63,6 +67,7 @@ export class CableServer {
     this.store = options.store
     this.signing = options.signing
     this.log = options.log
+    this.channels = options.channels
     this.limits = { ...LIMITS, ...options.limits }
     this.beatIntervalMs = options.beatIntervalMs ?? 3000
     this.livenessBeats = options.livenessBeats ?? 10

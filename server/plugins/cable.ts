@@ -1,7 +1,8 @@
 import fp from 'fastify-plugin'
 import websocket from '@fastify/websocket'
 import { createBroadcasts, type Broadcasts } from '../cable/broadcasts.ts'
-import { PROTOCOL, type Limits } from '../cable/protocol.ts'
+import { CHANNELS } from '../cable/channels/index.ts'
+import { selectProtocol, type Limits } from '../cable/protocol.ts'
 import { CableServer, type DisconnectOptions } from '../cable/server.ts'
 
 export interface Cable extends Broadcasts {
@@ -28,14 +29,15 @@ export interface CableOptions {
 // registry that routes publish to after their writes. GET /cable lives in routes/cable.ts.
 export default fp(
   async function cable(app, options: CableOptions) {
-    const server = new CableServer({ store: app.store, signing: app.signing, log: app.log, ...options })
+    const server = new CableServer({ store: app.store, signing: app.signing, log: app.log, channels: CHANNELS, ...options })
 
     await app.register(websocket, {
       options: {
         maxPayload: server.limits.frameBytes,
         perMessageDeflate: false,
         clientTracking: false,
-        handleProtocols: (offered) => (offered.has(PROTOCOL) ? PROTOCOL : false),
+        // Accepts the upgrade whatever it offers, as Rails does; see selectProtocol.
+        handleProtocols: selectProtocol,
       },
       errorHandler(error, socket, request) {
         request.log.warn({ err: error }, 'cable: socket error')

@@ -1,7 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { request } from 'node:http'
 import WebSocket from 'ws'
-import { CableClient, connect, handshakeStatus, holdWrites, identifiers, openSocket, sharedCableApp, startCableApp, withLimits } from './cable-helper.ts'
+import { CableClient, connect, handshakeStatus, holdWrites, identifiers, sharedCableApp, startCableApp, withLimits } from './cable-helper.ts'
 
 const shared = sharedCableApp()
 
@@ -169,15 +171,45 @@ test('on shutdown every socket is told to reconnect (server_restart)', async (t)
   assert.ok(client.texts.includes('{"type":"disconnect","reason":"server_restart","reconnect":true}'))
 })
 
-test('an unsupported subprotocol alone gets no subprotocol, as websocket-driver does', async (t) => {
+// Rails accepts the upgrade whatever subprotocols it offers: websocket-driver answers with the
+// first one in the client's list that Action Cable knows (actioncable-v1-json or the
+// actioncable-unsupported sentinel) and with none when nothing matches, and the connection is
+// welcomed either way. ws clients, like browsers, give up on a socket whose answer names no
+// subprotocol they offered, so these handshakes are made by hand.
+test('the subprotocol is negotiated as Rails does, and the upgrade is accepted whatever is offered', async (t) => {
   const cable = shared()
   const cookie = await cable.cookie('david')
-  const socket = openSocket(cable, { cookie, protocols: [] })
-  t.after(() => socket.terminate())
-  const client = new CableClient(socket)
-  await new Promise((resolve) => socket.once('open', resolve))
-  await client.frame((f) => f.type === 'welcome')
-  assert.equal(socket.protocol, '')
+  const cases: [offered: string | undefined, selected: string | undefined][] = [
+    [undefined, undefined],
+    ['chat', undefined],
+    ['chat, superchat', undefined],
+    ['actioncable-v1-json', 'actioncable-v1-json'],
+    ['actioncable-v1-json, actioncable-unsupported', 'actioncable-v1-json'],
+    ['chat, actioncable-v1-json', 'actioncable-v1-json'],
+    ['actioncable-unsupported', 'actioncable-unsupported'],
+    ['actioncable-unsupported, actioncable-v1-json', 'actioncable-unsupported'],
+  ]
+  for (const [offered, selected] of cases) {
+    const answer = await rawHandshake(cable.url, { cookie, origin: cable.origin, protocols: offered })
+    assert.equal(answer.status, 101, String(offered))
+    assert.equal(answer.protocol, selected, String(offered))
+    assert.equal(answer.firstFrame, '{"type":"welcome"}', String(offered))
+  }
+})
+
+test('a socket that offered no subprotocol is served like any other', async (t) => {
+  const cable = shared()
+  const client = await connect(t, cable, { cookie: await cable.cookie('david'), protocols: [] })
+  assert.equal(client.socket.protocol, '')
+  client.subscribe(identifiers.heartbeat)
+  await client.confirmed(identifiers.heartbeat)
+})
+
+test('without a session or from a foreign Origin the handshake is still refused, whatever the subprotocol', async (t) => {
+  const cable = shared()
+  const cookie = await cable.cookie('david')
+  assert.equal((await rawHandshake(cable.url, { origin: cable.origin })).status, 401)
+  assert.equal((await rawHandshake(cable.url, { cookie, origin: 'http://evil.example', protocols: 'chat' })).status, 403)
 })
 
 test('a peer that stops answering WebSocket pings is terminated; one that answers stays', async (t) => {
@@ -193,3 +225,43 @@ test('a peer that stops answering WebSocket pings is terminated; one that answer
   assert.equal(live.closeCode, null)
   assert.ok(live.frames.filter((f) => f.type === 'ping').length >= 4)
 })
+
+interface HandshakeAnswer {
+  status: number
+  protocol: string | undefined
+  firstFrame: string | null
+}
+
+// A WebSocket upgrade by hand: the answer's status and Sec-WebSocket-Protocol, and the text of
+// the first (unmasked, unfragmented) frame the server sends on an accepted socket.
+function rawHandshake(url: string, options: { cookie?: string; origin?: string; protocols?: string }): Promise<HandshakeAnswer> {
+  const { hostname, port } = new URL(url)
+  const headers: Record<string, string> = { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64') }
+  if (options.cookie) headers.Cookie = options.cookie
+  if (options.origin) headers.Origin = options.origin
+  if (options.protocols !== undefined) headers['Sec-WebSocket-Protocol'] = options.protocols
+  return new Promise((resolve, reject) => {
+    // No agent: the server closes a refused upgrade's socket, which must not be reused.
+    const req = request({ host: hostname, port: Number(port), path: '/cable', headers, agent: false })
+    req.once('error', reject)
+    req.once('response', (response) => {
+      response.resume()
+      resolve({ status: response.statusCode ?? 0, protocol: undefined, firstFrame: null })
+    })
+    req.once('upgrade', (response, socket, head) => {
+      let bytes = head
+      const answer = (): void => {
+        if (bytes.length < 2 || bytes.length < 2 + (bytes[1]! & 0x7f)) return
+        socket.destroy()
+        const header = response.headers['sec-websocket-protocol']
+        resolve({ status: response.statusCode ?? 0, protocol: Array.isArray(header) ? header.join(', ') : header, firstFrame: bytes.subarray(2, 2 + (bytes[1]! & 0x7f)).toString('utf8') })
+      }
+      socket.on('data', (chunk: Buffer) => {
+        bytes = Buffer.concat([bytes, chunk])
+        answer()
+      })
+      answer()
+    })
+    req.end()
+  })
+}
