@@ -50,6 +50,8 @@ export default async function rooms(app: FastifyInstance) {
       ...shell,
       origin,
       editKind: EDIT_KINDS[page.room.type] ?? 'opens',
+      // The settings page of a shared room is for those who may change it; any member may delete a Ping.
+      mayEditRoom: page.room.type === 'Rooms::Direct' || canAdminister(user, page.room),
       streamName: app.signing.signStreamName(`${globalIdParam(page.room.type, page.room.id)}:messages`),
     }
     return sendViewAround(app, request, reply, 'rooms/show', data, messages)

@@ -43,7 +43,7 @@ export default async function closeds(app: FastifyInstance) {
     },
   })
 
-  showAndEditRoutes(app, '/rooms/closeds/:id', sharedRoom, (request, reply, room) => form(request, reply, room, room.name ?? ''))
+  showAndEditRoutes(app, '/rooms/closeds/:id', sharedRoom, (request, reply, room) => form(request, reply, room, room.name ?? ''), canAdminister)
 
   // Everyone left out of user_ids[] loses access, the editor included.
   async function update(request: FastifyRequest, reply: FastifyReply) {

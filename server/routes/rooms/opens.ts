@@ -34,7 +34,7 @@ export default async function opens(app: FastifyInstance) {
     },
   })
 
-  showAndEditRoutes(app, '/rooms/opens/:id', sharedRoom, (request, reply, room) => form(request, reply, room, room.name ?? ''))
+  showAndEditRoutes(app, '/rooms/opens/:id', sharedRoom, (request, reply, room) => form(request, reply, room, room.name ?? ''), canAdminister)
 
   async function update(request: FastifyRequest, reply: FastifyReply) {
     const room = sharedRoom(request, reply)

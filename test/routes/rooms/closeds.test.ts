@@ -146,12 +146,15 @@ test('the edit page lists the members first, switched on, then everyone else, sw
   assert.match(response.body, /aria-label="Delete Water Cooler"/)
 })
 
-test('the edit page shows members who cannot administer the room no switches at all', async (t) => {
+test('members who cannot administer the room get 403 for its edit page, as for its update, and no link to it', async (t) => {
   const { app } = await buildTestApp(t)
-  const response = await get(app, await signIn(app, 'kevin'), `/rooms/closeds/${rooms.watercooler.id}/edit`)
-  assert.equal(response.statusCode, 200)
-  assert.doesNotMatch(response.body, /user_ids\[\]|id="room_type"|room\[name\]/)
-  assert.match(response.body, /<h1 class="flex-item-grow txt-x-large">Water Cooler<\/h1>/)
+  const kevin = await signIn(app, 'kevin')
+  const response = await get(app, kevin, `/rooms/closeds/${rooms.watercooler.id}/edit`)
+  assert.equal(response.statusCode, 403)
+  assert.doesNotMatch(response.body, /user_ids\[\]|id="room_type"|room\[name\]|Water Cooler/)
+  const room = await get(app, kevin, `/rooms/${rooms.watercooler.id}`)
+  assert.doesNotMatch(room.body, /href="\/rooms\/closeds\/3\/edit"/)
+  assert.match((await get(app, await signIn(app, 'jason'), `/rooms/${rooms.watercooler.id}`)).body, /href="\/rooms\/closeds\/3\/edit"/)
 })
 
 test('a filter box appears once there are more than 20 people to choose from', async (t) => {

@@ -157,13 +157,13 @@ test('the edit page gives administrators the name field, the save button and the
   assert.match(response.body, /<title>Edit settings for HQ<\/title>/)
 })
 
-test('the edit page shows other members the name read-only, without save, delete or the type switch', async (t) => {
+test('other members get 403 for the edit page, as for the update, and their room page has no link to it', async (t) => {
   const { app } = await buildTestApp(t)
-  const response = await get(app, await signIn(app, 'jz'), `/rooms/opens/${rooms.hq.id}/edit`)
-  assert.equal(response.statusCode, 200)
-  assert.match(response.body, /<h1 class="flex-item-grow txt-x-large">HQ<\/h1>/)
-  assert.doesNotMatch(response.body, /room\[name\]/)
-  assert.doesNotMatch(response.body, /Save<\/span>|aria-label="Delete HQ"|id="room_type"/)
+  const jz = await signIn(app, 'jz')
+  const response = await get(app, jz, `/rooms/opens/${rooms.hq.id}/edit`)
+  assert.equal(response.statusCode, 403)
+  assert.doesNotMatch(response.body, /room\[name\]|aria-label="Delete HQ"|id="room_type"/)
+  assert.doesNotMatch((await get(app, jz, `/rooms/${rooms.hq.id}`)).body, /\/rooms\/opens\/2\/edit/)
 })
 
 test('DELETE /rooms/opens/:id deletes the room for an administrator and answers 403 to other members', async (t) => {
