@@ -42,6 +42,16 @@ export async function openTab(browser: Browser, baseUrl: string, options: { view
   })
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl })
   const page = await context.newPage()
+  return { context, page, problems: watch(page) }
+}
+
+// Another page in the same browser context (the same cookies, so the same person), watched the same way.
+export async function openTabBeside(tab: Tab): Promise<Tab> {
+  const page = await tab.context.newPage()
+  return { context: tab.context, page, problems: watch(page) }
+}
+
+function watch(page: Page): string[] {
   const problems: string[] = []
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console error on ${page.url()}: ${message.text()}`)
@@ -50,7 +60,7 @@ export async function openTab(browser: Browser, baseUrl: string, options: { view
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`HTTP ${response.status()} for ${response.request().method()} ${response.url()}`)
   })
-  return { context, page, problems }
+  return problems
 }
 
 export async function signIn(tab: Tab, email: string): Promise<void> {
