@@ -1,5 +1,6 @@
 import type { Connection } from './database.ts'
 import { dbTime } from '../lib/time.ts'
+import { variants } from './blob/variants.ts'
 
 export interface NewBlob {
   key: string
@@ -34,21 +35,24 @@ export function blobs(db: Connection) {
        WHERE a.blob_id = b.id AND a.record_type = 'Message' AND ms.user_id = ?)`,
   )
 
-  const detach = db.prepare<[string, number], number>('DELETE FROM active_storage_attachments WHERE record_type = ? AND record_id = ? RETURNING blob_id').pluck()
+  const detach = db.prepare<[string, number, string | null, string | null], number>(
+    'DELETE FROM active_storage_attachments WHERE record_type = ? AND record_id = ? AND (? IS NULL OR name = ?) RETURNING blob_id',
+  ).pluck()
   const deleteOrphan = db.prepare<[number], string>(
     'DELETE FROM active_storage_blobs WHERE id = ? AND NOT EXISTS (SELECT 1 FROM active_storage_attachments WHERE blob_id = active_storage_blobs.id) RETURNING key',
   ).pluck()
-  const deleteVariants = db.prepare('DELETE FROM active_storage_variant_records WHERE blob_id = ?')
+  const blobVariants = variants(db)
 
   return {
-    // Detaches a record's files and deletes the blobs nothing else points at; their keys are
-    // returned so the caller can delete the files once the transaction has committed.
-    purgeFrom(recordType: string, recordId: number): string[] {
-      return detach.all(recordType, recordId).flatMap((blobId) => {
+    // Detaches a record's files and deletes the blobs nothing else points at, with their
+    // variants; the keys of all their files are returned so the caller can delete the files
+    // once the transaction has committed.
+    // With a name, only that attachment (a person's avatar) goes.
+    purgeFrom(recordType: string, recordId: number, name: string | null = null): string[] {
+      return detach.all(recordType, recordId, name, name).flatMap((blobId) => {
         const key = deleteOrphan.get(blobId)
         if (key === undefined) return []
-        deleteVariants.run(blobId)
-        return [key]
+        return [key, ...blobVariants.purge(blobId)]
       })
     },
     create(blob: NewBlob): number {
