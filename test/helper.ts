@@ -75,12 +75,26 @@ function decodeEveryAnswerStrictly(app: FastifyInstance): void {
   }) as FastifyInstance['inject']
 }
 
-// A log stream for buildTestApp's logger option that keeps every line, parsed.
-export function capturedLog(): { stream: { write(line: string): void }; lines: Array<Record<string, unknown> & { level: number; msg?: string }>; errors(): Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown> & { level: number; msg?: string }> = []
-  return {
-    stream: { write: (line: string) => void lines.push(JSON.parse(line)) },
-    lines,
-    errors: () => lines.filter((line) => line.level >= 50),
+// A log stream for buildTestApp's logger option that keeps every line, parsed, and the
+// error-level ones (error and fatal) apart.
+export interface CapturedLog {
+  stream: { write(line: string): void }
+  lines: LogLine[]
+  errors: LogLine[]
+}
+export type LogLine = Record<string, unknown> & { level: number; msg?: string }
+
+export function capturedLog(): CapturedLog {
+  const log: CapturedLog = {
+    stream: {
+      write(line: string) {
+        const parsed = JSON.parse(line) as LogLine
+        log.lines.push(parsed)
+        if (parsed.level >= 50) log.errors.push(parsed)
+      },
+    },
+    lines: [],
+    errors: [],
   }
+  return log
 }

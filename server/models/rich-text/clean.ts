@@ -6,8 +6,9 @@ import { trixAttachmentAttributes } from './trix.ts'
 
 // Parses HTML and keeps only what the policy allows. Comments and foreign (SVG/MathML) content are
 // dropped; attachments lose their inner HTML, as Action Text's minification does before storing.
-export function cleanFragment(html: string, policy: Policy = BODY_POLICY): HtmlNode[] {
-  return normalizeText(parseHtml(rubyStrip(html)).flatMap((node) => cleanNode(node, policy)))
+// strict: a tree nested too deeply throws NestingTooDeep rather than being flattened.
+export function cleanFragment(html: string, policy: Policy = BODY_POLICY, options: { strict?: boolean } = {}): HtmlNode[] {
+  return normalizeText(parseHtml(rubyStrip(html), options).flatMap((node) => cleanNode(node, policy)))
 }
 
 // An attachment's "content" is HTML, JSON-encoded by Lexxy and raw from Trix; it is cleaned in the same form.

@@ -20,9 +20,63 @@ export const attribute = (node: ElementNode, name: string): string | undefined =
 // Ruby's String#strip, which Action Text applies to the HTML before parsing it.
 export const rubyStrip = (value: string): string => value.replace(/^[\0\t\n\v\f\r ]+|[\0\t\n\v\f\r ]+$/g, '')
 
-export function parseHtml(html: string): Parse5Node[] {
+// How deep elements may nest: Nokogiri::HTML5's default max_tree_depth, which Action Text parses
+// with. Every walk over a tree here recurses, so nothing deeper may reach one.
+export const MAX_NESTING = 400
+
+export class NestingTooDeep extends Error {
+  constructor() {
+    super(`The HTML nests elements more than ${MAX_NESTING} deep.`)
+  }
+}
+
+// strict: throw NestingTooDeep for a tree deeper than MAX_NESTING (the write path refuses it).
+// Otherwise such a tree is flattened, as Chrome's parser does at 512: an element at the limit
+// keeps all its descendants, in document order, as childless children of its own. Nothing is
+// lost but the structure, so HTML another process stored still renders.
+export function parseHtml(html: string, options: { strict?: boolean } = {}): Parse5Node[] {
   const context = defaultTreeAdapter.createElement('div', parse5Html.NS.HTML, [])
-  return parseFragment(context, html, { scriptingEnabled: true }).childNodes
+  const nodes = parseFragment(context, html, { scriptingEnabled: true }).childNodes
+  if (limitNesting(nodes) && options.strict) throw new NestingTooDeep()
+  return nodes
+}
+
+type Parse5Parent = DefaultTreeAdapterTypes.ParentNode
+
+// Whether the tree was deeper than MAX_NESTING (and so has been flattened). Iterative, as the
+// whole point is that the tree may be too deep for recursion.
+function limitNesting(nodes: Parse5Node[]): boolean {
+  let flattened = false
+  const pending: Array<[Parse5Node, number]> = nodes.map((node) => [node, 1])
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!
+    if (!('childNodes' in node) || node.childNodes.length === 0) continue
+    if (depth < MAX_NESTING) {
+      for (const child of node.childNodes) pending.push([child, depth + 1])
+      continue
+    }
+    const descendants = descendantsOf(node)
+    if (descendants.length === node.childNodes.length) continue
+    flattened = true
+    for (const descendant of descendants) descendant.parentNode = node as Parse5Parent
+    node.childNodes = descendants
+  }
+  return flattened
+}
+
+// Every node under this one in document order, each element emptied of its children.
+function descendantsOf(root: Parse5Node): Parse5Node[] {
+  const out: Parse5Node[] = []
+  const pending: Parse5Node[] = 'childNodes' in root ? [...root.childNodes].reverse() : []
+  while (pending.length > 0) {
+    const node = pending.pop()!
+    out.push(node)
+    if ('childNodes' in node && node.childNodes.length > 0) {
+      for (let i = node.childNodes.length - 1; i >= 0; i--) pending.push(node.childNodes[i]!)
+      node.childNodes = []
+    }
+  }
+  return out
 }
 
 export function textContent(nodes: readonly HtmlNode[]): string {

@@ -1,4 +1,5 @@
 export { sanitizeBody } from './sanitize.ts'
+export { NestingTooDeep } from './html.ts'
 export { renderBody, type RenderOptions } from './render.ts'
 export { plainText, type MentionNameResolver } from './plain-text.ts'
 export {

@@ -2,6 +2,11 @@ import type { Connection } from '../database.ts'
 
 export const AUTOCOMPLETE_PAGE_SIZE = 20
 
+// SQLite refuses a LIKE pattern longer than this many bytes (SQLITE_MAX_LIKE_PATTERN_LENGTH)
+// with "LIKE or GLOB pattern too complex". No name is that long (the person form takes 255
+// characters), so a query whose pattern is longer matches no one.
+export const MAX_LIKE_PATTERN_BYTES = 50_000
+
 export interface AutocompletablePerson {
   id: number
   name: string
@@ -35,6 +40,7 @@ export function autocompletable(db: Connection) {
     // page is 1-based; roomId null means everyone.
     page(roomId: number | null, query: string, page: number, size = AUTOCOMPLETE_PAGE_SIZE): { people: AutocompletablePerson[]; total: number } {
       const pattern = likeContaining(query)
+      if (Buffer.byteLength(pattern) > MAX_LIKE_PATTERN_BYTES) return { people: [], total: 0 }
       const offset = (page - 1) * size
       if (roomId === null) return { people: everyone.all(pattern, size, offset), total: countEveryone.get(pattern) ?? 0 }
       return { people: members.all(roomId, pattern, size, offset), total: countMembers.get(roomId, pattern) ?? 0 }

@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify'
-import { plainText, sanitizeBody } from '../../models/rich-text/index.ts'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { NestingTooDeep, plainText, sanitizeBody } from '../../models/rich-text/index.ts'
+import { field } from '../../plugins/body.ts'
 
 export const MAX_BODY_LENGTH = 100_000
 
@@ -10,10 +11,19 @@ export class BodyError extends Error {}
 export function composeBody(app: FastifyInstance, raw: string | undefined): { body: string; plainText: string } {
   if (raw === undefined) throw new BodyError('A message needs a body.')
   if (raw.length > MAX_BODY_LENGTH) throw new BodyError('That message is too long.')
-  const body = sanitizeBody(raw)
+  const body = sanitizeOrRefuse(raw)
   const text = plainText(body, (sgid) => mentionName(app, sgid))
   if (text.trim() === '' && !/<action-text-attachment/i.test(body)) throw new BodyError('A message needs a body.')
   return { body, plainText: text }
+}
+
+function sanitizeOrRefuse(raw: string): string {
+  try {
+    return sanitizeBody(raw)
+  } catch (error) {
+    if (error instanceof NestingTooDeep) throw new BodyError('That message is nested too deeply.')
+    throw error
+  }
 }
 
 function mentionName(app: FastifyInstance, sgid: string): string | null {
@@ -21,4 +31,15 @@ function mentionName(app: FastifyInstance, sgid: string): string | null {
   if (!found || found.model !== 'User' || !/^\d+$/.test(found.id)) return null
   const [person] = app.store.read((m) => m.users.people([Number(found.id)]))
   return person?.name ?? null
+}
+
+// The composed body of a form's message[body], or null once a 422 has been sent.
+export function readBody(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): { body: string; plainText: string } | null {
+  try {
+    return composeBody(app, field(request.body, 'message', 'body'))
+  } catch (error) {
+    if (!(error instanceof BodyError)) throw error
+    reply.sendError(422, error.message)
+    return null
+  }
 }

@@ -138,3 +138,19 @@ test('requires signing in', async (t) => {
   const response = await app.inject({ method: 'GET', url: '/autocompletable/users?query=da', headers: JSON_ACCEPT })
   assert.equal(response.statusCode, 401)
 })
+
+test('a query longer than SQLite takes in a LIKE pattern matches no one (200 and an empty list), not a 500', async (t) => {
+  const { app } = await buildTestApp(t)
+  const cookie = await signIn(app, 'david')
+  for (const query of ['x'.repeat(60_000), '%'.repeat(30_000), 'é'.repeat(30_000)]) {
+    for (const room of ['', `&room_id=${rooms.hq.id}`]) {
+      const response = await get(app, cookie, `/autocompletable/users?query=${encodeURIComponent(query)}${room}`)
+      assert.equal(response.statusCode, 200, `${query.slice(0, 3)}… (${query.length})${room} answered ${response.statusCode}`)
+      assert.deepEqual(response.json(), [])
+      assert.equal(response.headers['x-total-count'], '0')
+    }
+  }
+  // A long query that fits still searches.
+  await addUsers(app, [{ name: 'A'.repeat(200) }])
+  assert.deepEqual(names(await get(app, cookie, `/autocompletable/users?query=${'a'.repeat(200)}`)), ['A'.repeat(200)])
+})

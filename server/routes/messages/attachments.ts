@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto'
+import { rm } from 'node:fs/promises'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Config } from '../../config.ts'
+import type { MessageRow } from '../../models/message.ts'
+import { postMessage, postMessageWithAttachment } from '../../models/message/posting.ts'
+import { BodyError, composeBody } from './body.ts'
+import { CLIENT_MESSAGE_ID } from './message-scoped.ts'
+import { readMultipart, UploadRefused, type MultipartMessage } from './multipart.ts'
+
+// A post from the composer's file upload (multipart): the file is stored first, then the
+// message and its attachment are written together; a refused post leaves no file behind.
+// Answers with the new message, or with the reply once an error has been sent.
+export async function postWithAttachment(
+  app: FastifyInstance,
+  config: Config,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  room: { id: number },
+): Promise<{ message: MessageRow } | { error: FastifyReply }> {
+  let message: MultipartMessage
+  try {
+    message = await readMultipart(request, config)
+  } catch (error) {
+    if (error instanceof UploadRefused) return { error: reply.sendError(error.status, error.message) }
+    throw error
+  }
+  const { upload, filename, fields } = message
+  const cleanup = () => (upload ? rm(upload.path, { force: true }) : Promise.resolve())
+  const clientMessageId = fields['message[client_message_id]'] || randomUUID()
+  if (!CLIENT_MESSAGE_ID.test(clientMessageId)) {
+    await cleanup()
+    return { error: reply.sendError(422, 'That message id is not valid.') }
+  }
+  const raw = fields['message[body]']
+  let body = { body: '', plainText: '' }
+  try {
+    if (raw !== undefined && raw.trim() !== '') body = composeBody(app, raw)
+    else if (!upload) body = composeBody(app, raw)
+  } catch (error) {
+    await cleanup()
+    if (!(error instanceof BodyError)) throw error
+    return { error: reply.sendError(422, error.message) }
+  }
+  const input = { roomId: room.id, creatorId: request.user!.id, clientMessageId, ...body, plainText: body.plainText.trim() || filename }
+  try {
+    const created = await app.store.write((m) =>
+      upload
+        ? postMessageWithAttachment(m, input, { key: upload.key, filename, contentType: upload.contentType, metadata: upload.metadata, byteSize: upload.byteSize, checksum: upload.checksum })
+        : postMessage(m, input),
+    )
+    return { message: created }
+  } catch (error) {
+    await cleanup()
+    throw error
+  }
+}
