@@ -4,6 +4,7 @@ import { crc32, gunzipSync } from 'node:zlib'
 import { acceptsGzip, crc32Combine, deflatePart, deflatePartAsync, deflatePieces, gzipOf, identityOf, partOfGzip, type Part } from '../../server/rendering/gzip.ts'
 import { cutAtSlots, filledGzip, filledIdentity, unreadSlot } from '../../server/rendering/unread-slots.ts'
 import { gunzipExactly } from '../support/harness-validator.ts'
+import { random } from '../load/support/fixture.ts'
 
 test('parts compressed apart make one valid gzip member of the whole page', async () => {
   const head = Buffer.from('<html><head><title>Ünïcode</title></head><body>')
@@ -44,18 +45,6 @@ test('pieces written into the reused buffer compress to the page they make, howe
   assert.equal(identityOf(deflatePieces(large)).toString('utf8'), large.join(''))
   assert.deepEqual(gunzipSync(gzipOf([deflatePieces(pieces), deflatePart(Buffer.from('<end>'))])).toString('utf8'), pieces.join('') + '<end>')
 })
-
-// A small seeded generator, so a failing case can be run again.
-function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 // Lengths where splicing goes wrong if anything does: nothing, one byte, the deflate window and
 // either side of it, and larger.
