@@ -1,6 +1,5 @@
 import type { Connection } from './database.ts'
 import { dbTime } from '../lib/time.ts'
-import { variants } from './blob/variants.ts'
 
 export interface NewBlob {
   key: string
@@ -38,21 +37,30 @@ export function blobs(db: Connection) {
   const detach = db.prepare<[string, number, string | null, string | null], number>(
     'DELETE FROM active_storage_attachments WHERE record_type = ? AND record_id = ? AND (? IS NULL OR name = ?) RETURNING blob_id',
   ).pluck()
-  const deleteOrphan = db.prepare<[number], string>(
-    'DELETE FROM active_storage_blobs WHERE id = ? AND NOT EXISTS (SELECT 1 FROM active_storage_attachments WHERE blob_id = active_storage_blobs.id) RETURNING key',
+  const attached = db.prepare<[number], number>('SELECT 1 FROM active_storage_attachments WHERE blob_id = ? LIMIT 1').pluck()
+  // A blob's variants: each record's 'image' attachment and blob, then the records.
+  const detachVariants = db.prepare<[number], number>(
+    `DELETE FROM active_storage_attachments WHERE record_type = 'ActiveStorage::VariantRecord' AND name = 'image'
+     AND record_id IN (SELECT id FROM active_storage_variant_records WHERE blob_id = ?) RETURNING blob_id`,
   ).pluck()
-  const blobVariants = variants(db)
+  const deleteBlob = db.prepare<[number], string>('DELETE FROM active_storage_blobs WHERE id = ? RETURNING key').pluck()
+  const deleteVariantRecords = db.prepare('DELETE FROM active_storage_variant_records WHERE blob_id = ?')
+  function purgeVariants(blobId: number): string[] {
+    const keys = detachVariants.all(blobId).flatMap((variantBlobId) => deleteBlob.get(variantBlobId) ?? [])
+    deleteVariantRecords.run(blobId)
+    return keys
+  }
 
   return {
     // Detaches a record's files and deletes the blobs nothing else points at, with their
     // variants; the keys of all their files are returned so the caller can delete the files
-    // once the transaction has committed.
-    // With a name, only that attachment (a person's avatar) goes.
+    // once the transaction has committed. With a name, only that attachment (an avatar) goes.
     purgeFrom(recordType: string, recordId: number, name: string | null = null): string[] {
       return detach.all(recordType, recordId, name, name).flatMap((blobId) => {
-        const key = deleteOrphan.get(blobId)
-        if (key === undefined) return []
-        return [key, ...blobVariants.purge(blobId)]
+        if (attached.get(blobId) !== undefined) return []
+        const variantKeys = purgeVariants(blobId)
+        const key = deleteBlob.get(blobId)
+        return key === undefined ? variantKeys : [key, ...variantKeys]
       })
     },
     create(blob: NewBlob): number {

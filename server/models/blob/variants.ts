@@ -25,13 +25,6 @@ export function variants(db: Connection) {
     "INSERT INTO active_storage_blobs (key, filename, content_type, metadata, service_name, byte_size, checksum, created_at) VALUES (?, ?, ?, ?, 'local', ?, ?, ?)",
   )
   const attach = db.prepare("INSERT INTO active_storage_attachments (name, record_type, record_id, blob_id, created_at) VALUES ('image', 'ActiveStorage::VariantRecord', ?, ?, ?)")
-  // Every variant of a blob, its record, attachment and blob deleted; the keys of their files.
-  const removeAttachments = db.prepare<[number], number>(
-    `DELETE FROM active_storage_attachments WHERE record_type = 'ActiveStorage::VariantRecord' AND name = 'image'
-     AND record_id IN (SELECT id FROM active_storage_variant_records WHERE blob_id = ?) RETURNING blob_id`,
-  ).pluck()
-  const removeBlob = db.prepare<[number], string>('DELETE FROM active_storage_blobs WHERE id = ? RETURNING key').pluck()
-  const removeRecords = db.prepare('DELETE FROM active_storage_variant_records WHERE blob_id = ?')
 
   return {
     find: (blobId: number, digest: string): VariantBlob | undefined => find.get(blobId, digest),
@@ -43,11 +36,6 @@ export function variants(db: Connection) {
       const variantBlobId = Number(insertBlob.run(blob.key, blob.filename, blob.contentType, JSON.stringify(blob.metadata), blob.byteSize, blob.checksum, dbTime()).lastInsertRowid)
       attach.run(record.id, variantBlobId, dbTime())
       return true
-    },
-    purge(blobId: number): string[] {
-      const keys = removeAttachments.all(blobId).flatMap((variantBlobId) => removeBlob.get(variantBlobId) ?? [])
-      removeRecords.run(blobId)
-      return keys
     },
   }
 }
