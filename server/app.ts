@@ -5,6 +5,7 @@ import type { RateLimit } from './lib/rate-limit.ts'
 import auth from './plugins/auth.ts'
 import body, { FORM_BODY_LIMIT } from './plugins/body.ts'
 import cable, { type CableOptions } from './plugins/cable.ts'
+import bannedContent from './plugins/banned-content.ts'
 import database from './plugins/database.ts'
 import errors from './plugins/errors.ts'
 import passwords from './plugins/passwords.ts'
@@ -14,6 +15,7 @@ import compression from './plugins/compression.ts'
 import pageCache from './plugins/page-cache.ts'
 import serverTiming from './plugins/server-timing.ts'
 import routes from './routes/index.ts'
+import { requestForLog } from './lib/log-redaction.ts'
 
 export interface AppOptions {
   config: Config
@@ -23,11 +25,18 @@ export interface AppOptions {
   cable?: CableOptions
 }
 
+// Whatever logger is asked for, request URLs are logged without the secrets some carry.
+function withRedaction(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (logger === false || logger === undefined) return logger
+  const options = logger === true ? {} : logger
+  return { ...options, serializers: { ...options.serializers, req: requestForLog } }
+}
+
 // Builds the whole application without listening; main.ts listens, tests inject.
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: withRedaction(options.logger ?? { level: config.logLevel }),
     bodyLimit: FORM_BODY_LIMIT,
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     routerOptions: { maxParamLength: 1000 },
@@ -50,6 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(views, { config })
   await app.register(pageCache, { config })
   await app.register(cable, options.cable ?? {})
+  await app.register(bannedContent, { config })
   await app.register(routes, { config, signInLimit: options.signInLimit })
   return app
 }

@@ -8,7 +8,8 @@ interface PushPayload { title?: string; options?: NotificationOptions & { data?:
 
 self.addEventListener('push', (event: PushEvent) => {
   const payload = (event.data?.json() ?? {}) as PushPayload
-  const options = payload.options ?? {}
+  // The account's logo is the notification's icon unless the push names one.
+  const options: NotificationOptions & { badge_count?: number } = { icon: '/account/logo?size=small', ...payload.options }
   const nav = self.navigator as Navigator & { setAppBadge?: (n?: number) => Promise<void> }
   event.waitUntil(Promise.all([
     self.registration.showNotification(payload.title ?? 'Campfire', options),

@@ -11,3 +11,9 @@ export function listFiles(dir: string): string[] {
   }
   return entries.flatMap((entry) => (entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)]))
 }
+
+// Active Storage's disk service keeps a blob at <root>/<k[0..1]>/<k[2..3]>/<key>.
+export function blobPath(filesRoot: string, key: string): string | null {
+  if (!/^[A-Za-z0-9]{4,}$/.test(key)) return null
+  return join(filesRoot, key.slice(0, 2), key.slice(2, 4), key)
+}

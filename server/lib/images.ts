@@ -22,7 +22,8 @@ export async function probe(input: Buffer | string): Promise<ImageInfo> {
   let metadata: sharp.Metadata
   try {
     metadata = await sharp(input, INPUT).metadata()
-  } catch {
+  } catch (error) {
+    if (/pixel limit/i.test((error as Error).message)) throw new ImageError('That image is too large.')
     throw new ImageError('That file is not an image we can read.')
   }
   const format = metadata.format ?? ''

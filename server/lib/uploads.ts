@@ -4,7 +4,7 @@ import { mkdir, open, rename, rm } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { blobPath } from '../models/user/avatar.ts'
+import { blobPath } from './files.ts'
 
 export interface StoredUpload {
   key: string
@@ -64,8 +64,9 @@ export async function storeUpload(filesRoot: string, source: Readable & { trunca
       done(null, chunk)
     },
   })
+  const output = createWriteStream(temp, { flags: 'wx' })
   try {
-    await pipeline(source, meter, createWriteStream(temp, { flags: 'wx' }))
+    await pipeline(source, meter, output)
     if (source.truncated) throw new UploadTooLarge('That file is too large.')
     if (size === 0) throw new EmptyUpload('That file is empty.')
     const contentType = chooseContentType(head, claimedType)
@@ -79,6 +80,10 @@ export async function storeUpload(filesRoot: string, source: Readable & { trunca
     await rename(temp, path)
     return { key, path, byteSize: size, checksum: md5.digest('base64'), contentType, metadata }
   } catch (error) {
+    // A failed pipeline can answer before the file has finished opening; removed earlier, the
+    // file would be created again just after.
+    output.destroy()
+    if (!output.closed) await new Promise<void>((resolve) => output.once('close', () => resolve()))
     await rm(temp, { force: true })
     throw error
   }

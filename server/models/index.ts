@@ -1,5 +1,6 @@
 import type { Connection } from './database.ts'
 import { accounts } from './account.ts'
+import { joinable } from './account/joinable.ts'
 import { bans } from './ban.ts'
 import { boosts } from './boost.ts'
 import { messages } from './message.ts'
@@ -23,6 +24,14 @@ import { autocompletable } from './user/autocompletable.ts'
 import { avatars } from './user/avatar.ts'
 import { cacheVersions } from './cache-versions.ts'
 import { blobs } from './blob.ts'
+import { deactivatable } from './user/deactivatable.ts'
+import { roles } from './user/role.ts'
+import { roster } from './user/roster.ts'
+import { logos } from './account/logo.ts'
+import { variants } from './blob/variants.ts'
+import { profiles } from './user/profile.ts'
+import { pushSubscriptions } from './push/subscription.ts'
+import { bannable } from './user/bannable.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -30,9 +39,14 @@ export function createModels(db: Connection) {
   return {
     db,
     accounts: accounts(db),
+    accountJoinCodes: joinable(db),
     bans: bans(db),
+    bannable: bannable(db),
     boosts: boosts(db),
     blobs: blobs(db),
+    blobVariants: variants(db),
+    profiles: profiles(db),
+    pushSubscriptions: pushSubscriptions(db),
     messageDisplay: display(db),
     messagePages: pagination(db),
     messages: messages(db),
@@ -53,6 +67,10 @@ export function createModels(db: Connection) {
     roomDestruction: roomDestruction(db),
     roomMemberships: roomMemberships(db),
     cacheVersions: cacheVersions(db),
+    deactivatable: deactivatable(db),
+    roles: roles(db),
+    roster: roster(db),
+    logos: logos(db),
   }
 }
 

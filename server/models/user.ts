@@ -61,3 +61,6 @@ export function users(db: Connection) {
     },
   }
 }
+
+// An email address someone else already signs in with.
+export class EmailTaken extends Error {}

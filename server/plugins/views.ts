@@ -91,18 +91,20 @@ export default fp(
       return sendAsset(request.headers, reply, asset)
     })
 
-    // The PWA manifest: the account's name, our icon, and shortcuts to a new room and the profile.
+    // The PWA manifest: the account's name, its logo (or our icon), and shortcuts to a new room and the profile.
     app.get('/webmanifest', { config: { allowUnauthenticated: true } }, webmanifest)
     app.get('/webmanifest.json', { config: { allowUnauthenticated: true } }, webmanifest)
     async function webmanifest(_request: unknown, reply: FastifyReply) {
-      const name = app.store.read((m) => m.accounts.first())?.name ?? 'Campfire'
-      const icon = assets.path('images/campfire.svg')
+      const account = app.store.read((m) => m.accounts.first())
+      const name = account?.name ?? 'Campfire'
+      const [small, large] = [helpers.accountLogoPath(account, 'small'), helpers.accountLogoPath(account)]
       return reply.type('application/manifest+json; charset=utf-8').header('cache-control', 'no-cache').send({
         name,
         short_name: name,
         icons: [
-          { src: icon, sizes: 'any', type: 'image/svg+xml' },
-          { src: icon, sizes: 'any', type: 'image/svg+xml', purpose: 'maskable' },
+          { src: small, sizes: '192x192', type: 'image/png' },
+          { src: large, sizes: '512x512', type: 'image/png' },
+          { src: large, sizes: '512x512', type: 'image/png', purpose: 'maskable' },
         ],
         start_url: '/',
         scope: '/',

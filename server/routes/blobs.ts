@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
-import { blobPath as diskPath } from '../models/user/avatar.ts'
+import { blobPath as diskPath } from '../lib/files.ts'
 import { BLOB_MODEL, BLOB_PURPOSE, BLOB_ROUTE_PREFIX } from '../rendering/helpers/attachments.ts'
 
 type Params = { Params: { signed_id: string; '*': string }; Querystring: { disposition?: string } }

@@ -1,27 +1,38 @@
+import multipart from '@fastify/multipart'
 import type { FastifyInstance } from 'fastify'
-import { field } from '../plugins/body.ts'
+import type { Config } from '../config.ts'
 import { AccountAlreadyExists, firstRun } from '../models/first-run.ts'
-import { readPerson } from './person-form.ts'
+import { readSignup } from './person-form.ts'
+import { removeFiles } from './users/avatar-upload.ts'
 
-export default async function firstRuns(app: FastifyInstance) {
-  const options = { config: { allowUnauthenticated: true } }
+export default async function firstRuns(app: FastifyInstance, options: { config: Config }) {
+  const { config } = options
+  const open = { config: { allowUnauthenticated: true } }
+  await app.register(multipart, { throwFileSizeLimit: true })
 
-  app.get('/first_run', options, async (_request, reply) => {
+  app.get('/first_run', open, async (_request, reply) => {
     if (app.store.read((m) => m.accounts.first())) return reply.redirect('/', 302)
     return reply.view('first_runs/show')
   })
 
-  app.post('/first_run', options, async (request, reply) => {
+  app.post('/first_run', open, async (request, reply) => {
     if (app.store.read((m) => m.accounts.first())) return reply.redirect('/', 302)
-    const person = readPerson(request.body)
-    if ('error' in person) {
-      return reply.view('first_runs/show', { error: person.error, name: field(request.body, 'user', 'name'), emailAddress: field(request.body, 'user', 'email_address') }, 422)
+    const signup = await readSignup(request, config)
+    if ('error' in signup) {
+      if (signup.status !== 422) return reply.sendError(signup.status, signup.error)
+      return reply.view('first_runs/show', { error: signup.error, name: signup.name, emailAddress: signup.emailAddress }, 422)
     }
+    const { person, avatar } = signup
     const passwordDigest = await app.passwords.hash(person.password)
     try {
-      const { userId } = await app.store.write((m) => firstRun(m, { ...person, passwordDigest }))
+      const { userId } = await app.store.write((m) => {
+        const created = firstRun(m, { ...person, passwordDigest })
+        if (avatar) m.avatars.attach(created.userId, avatar.original, avatar.square)
+        return created
+      })
       await reply.startSession(userId)
     } catch (error) {
+      if (avatar) await removeFiles(avatar.paths)
       if (!(error instanceof AccountAlreadyExists)) throw error
     }
     return reply.redirect('/', 302)

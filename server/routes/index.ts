@@ -10,7 +10,16 @@ import rooms from './rooms.ts'
 import refreshes from './rooms/refreshes.ts'
 import sidebars from './users/sidebars.ts'
 import avatars from './users/avatars.ts'
+import profiles from './users/profiles.ts'
+import bans from './users/bans.ts'
 import sessions from './sessions.ts'
+import transfers from './sessions/transfers.ts'
+import qrCodes from './qr-codes.ts'
+import joinCodes from './account/join-codes.ts'
+import accounts from './accounts.ts'
+import accountUsers from './account/users.ts'
+import customStyles from './account/custom-styles.ts'
+import logos from './account/logos.ts'
 import up from './up.ts'
 import users from './users.ts'
 import welcome from './welcome.ts'
@@ -30,11 +39,19 @@ export interface RoutesOptions {
 // The routing table, in the order of upstream's config/routes.rb.
 export default async function routes(app: FastifyInstance, options: RoutesOptions) {
   await app.register(welcome)
-  await app.register(firstRuns)
+  await app.register(firstRuns, { config: options.config })
   await app.register(sessions, { signInLimit: options.signInLimit })
-  await app.register(users)
+  await app.register(transfers)
+  await app.register(accountUsers)
+  await app.register(joinCodes)
+  await app.register(logos, { config: options.config })
+  await app.register(customStyles)
+  await app.register(accounts, { config: options.config })
+  await app.register(users, { config: options.config })
   await app.register(avatars, { config: options.config })
   await app.register(sidebars)
+  await app.register(profiles, { config: options.config })
+  await app.register(bans)
   await app.register(autocompletableUsers)
   await app.register(rooms)
   await app.register(refreshes)
@@ -47,6 +64,7 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(directs)
   await app.register(searches)
   await app.register(unfurlLinks)
+  await app.register(qrCodes)
   await app.register(up)
   await app.register(cable)
 }

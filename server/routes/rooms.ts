@@ -9,6 +9,8 @@ import { resourceRoutes } from './method-override.ts'
 import { sidebarBroadcasts } from './rooms/sidebar-broadcasts.ts'
 import { positiveId, roomFor } from './room-scoped.ts'
 import { findOrRender, rowsSignature, sendViewAround } from './cached-pages.ts'
+import { inviteLinks } from './account/join-codes.ts'
+import { isAdministrator } from '../models/user.ts'
 
 const EDIT_KINDS: Record<string, string> = { 'Rooms::Open': 'opens', 'Rooms::Closed': 'closeds', 'Rooms::Direct': 'directs' }
 type RoomParams = { Params: { id?: string; room_id?: string; message_id?: string } }
@@ -53,6 +55,9 @@ export default async function rooms(app: FastifyInstance) {
       // The settings page of a shared room is for those who may change it; any member may delete a Ping.
       mayEditRoom: page.room.type === 'Rooms::Direct' || canAdminister(user, page.room),
       streamName: app.signing.signStreamName(`${globalIdParam(page.room.type, page.room.id)}:messages`),
+      // The welcome's join link is in the per-request shell, so it is always the current code,
+      // and only administrators get the button that replaces it.
+      invite: page.invitation ? { ...inviteLinks(app, request), isAdministrator: isAdministrator(user) } : null,
     }
     return sendViewAround(app, request, reply, 'rooms/show', data, messages)
   }

@@ -35,7 +35,12 @@ export default async function sessions(app: FastifyInstance, options: { signInLi
     return reply.redirect(returnTo, 302)
   }
 
-  async function destroy(_request: FastifyRequest, reply: FastifyReply) {
+  // The browser has unsubscribed from Web Push and names the subscription it had, so nothing
+  // is pushed to it once signed out.
+  async function destroy(request: FastifyRequest, reply: FastifyReply) {
+    const endpoint = field(request.body, 'push_subscription_endpoint')
+    const user = request.user
+    if (user && endpoint) await app.store.write((m) => m.pushSubscriptions.destroyByEndpoint(user.id, endpoint))
     await reply.endSession()
     return reply.redirect('/', 302)
   }

@@ -248,6 +248,27 @@ test('POST /session with _method=delete signs out too', async (t) => {
   assert.equal(after.headers.location, '/session/new')
 })
 
+test('signing out with push_subscription_endpoint forgets that subscription of that person only', async (t) => {
+  const { app } = await buildTestApp(t)
+  const cookie = await signIn(app, 'kevin')
+  const endpoint = 'https://push.example.com/send/abc123'
+  await app.store.write((m) => {
+    const insert = m.db.prepare("INSERT INTO push_subscriptions (user_id, endpoint, p256dh_key, auth_key, created_at, updated_at) VALUES (?, ?, 'k', 'a', '2026-03-01 12:00:00', '2026-03-01 12:00:00')")
+    insert.run(users.kevin.id, endpoint)
+    insert.run(users.kevin.id, 'https://push.example.com/send/other-device')
+    insert.run(users.jz.id, endpoint)
+  })
+  const request = form({ _method: 'delete', push_subscription_endpoint: endpoint })
+  const response = await app.inject({ method: 'POST', url: '/session', payload: request.payload, headers: { ...request.headers, cookie } })
+  assert.equal(response.statusCode, 302)
+  const left = app.store.read((m) => m.db.prepare('SELECT user_id, endpoint FROM push_subscriptions ORDER BY id').all())
+  assert.deepEqual(left, [
+    { user_id: users.kevin.id, endpoint: 'https://push.example.com/send/other-device' },
+    { user_id: users.jz.id, endpoint },
+  ])
+  assert.equal(sessionsOf(app, users.kevin.id), 0)
+})
+
 test('signing out ends only that session: the same person signed in elsewhere stays signed in', async (t) => {
   const { app } = await buildTestApp(t)
   const laptop = await signIn(app, 'david')

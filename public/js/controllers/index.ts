@@ -17,6 +17,7 @@ import MessagesController from './messages_controller.ts'
 import NotificationsController from './notifications_controller.ts'
 import PopupController from './popup_controller.ts'
 import PresenceController from './presence_controller.ts'
+import PwaInstallController from './pwa_install_controller.ts'
 import ReadRoomsController from './read_rooms_controller.ts'
 import RefreshRoomController from './refresh_room_controller.ts'
 import ReplyController from './reply_controller.ts'
@@ -24,6 +25,7 @@ import RichAutocompleteController from './rich_autocomplete_controller.ts'
 import RoomsListController from './rooms_list_controller.ts'
 import ScrollIntoViewController from './scroll_into_view_controller.ts'
 import SearchResultsController from './search_results_controller.ts'
+import SessionsController from './sessions_controller.ts'
 import SoftKeyboardController from './soft_keyboard_controller.ts'
 import SortedListController from './sorted_list_controller.ts'
 import SoundController from './sound_controller.ts'
@@ -54,6 +56,7 @@ export const controllers: Record<string, ControllerConstructor> = {
   'notifications': NotificationsController,
   'popup': PopupController,
   'presence': PresenceController,
+  'pwa-install': PwaInstallController,
   'read-rooms': ReadRoomsController,
   'refresh-room': RefreshRoomController,
   'reply': ReplyController,
@@ -61,6 +64,7 @@ export const controllers: Record<string, ControllerConstructor> = {
   'rooms-list': RoomsListController,
   'scroll-into-view': ScrollIntoViewController,
   'search-results': SearchResultsController,
+  'sessions': SessionsController,
   'soft-keyboard': SoftKeyboardController,
   'sorted-list': SortedListController,
   'sound': SoundController,

@@ -8,6 +8,8 @@ export default class UploadPreviewController extends Controller {
 
   previewImage(): void {
     const file = this.inputTarget.files?.[0]
-    if (file) this.imageTarget.src = URL.createObjectURL(file)
+    if (!file) return
+    this.imageTarget.src = URL.createObjectURL(file)
+    this.imageTarget.hidden = false
   }
 }

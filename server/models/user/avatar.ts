@@ -1,40 +1,53 @@
 import type { Connection } from '../database.ts'
-import { join } from 'node:path'
+import { blobs, type NewBlob } from '../blob.ts'
+import { variants, type VariantBlob } from '../blob/variants.ts'
+import { AVATAR_SQUARE } from '../blob/variations.ts'
+import { dbTime } from '../../lib/time.ts'
 
-export interface StoredImage {
+export interface OriginalBlob {
+  id: number
   key: string
-  contentType: string
+  filename: string
+  content_type: string | null
 }
 
-// The square variant Active Storage processed for a person's avatar (a WebP), else the
-// uploaded original when it is an image we can send as it is.
+// User::Avatar: the uploaded original, attached as 'avatar', and its processed square WebP, an
+// Active Storage variant record found by the variation's digest. Only the variant is ever sent.
 export function avatars(db: Connection) {
-  const variant = db.prepare<[number], { key: string; content_type: string | null }>(
-    `SELECT vb.key, vb.content_type FROM active_storage_attachments a
-     JOIN active_storage_variant_records v ON v.blob_id = a.blob_id
-     JOIN active_storage_attachments va ON va.record_type = 'ActiveStorage::VariantRecord' AND va.record_id = v.id AND va.name = 'image'
-     JOIN active_storage_blobs vb ON vb.id = va.blob_id
-     WHERE a.record_type = 'User' AND a.name = 'avatar' AND a.record_id = ? ORDER BY v.id DESC LIMIT 1`,
-  )
-  const original = db.prepare<[number], { key: string; content_type: string | null }>(
-    `SELECT b.key, b.content_type FROM active_storage_attachments a JOIN active_storage_blobs b ON b.id = a.blob_id
+  const original = db.prepare<[number], OriginalBlob>(
+    `SELECT b.id, b.key, b.filename, b.content_type FROM active_storage_attachments a JOIN active_storage_blobs b ON b.id = a.blob_id
      WHERE a.record_type = 'User' AND a.name = 'avatar' AND a.record_id = ? ORDER BY a.id DESC LIMIT 1`,
   )
+  const touch = db.prepare('UPDATE users SET updated_at = ? WHERE id = ?')
+  const files = blobs(db)
+  const blobVariants = variants(db)
 
   return {
-    imageFor(userId: number): StoredImage | null {
-      const found = variant.get(userId) ?? original.get(userId)
-      if (!found || !/^image\/(webp|png|jpeg|gif)$/.test(found.content_type ?? '')) return null
-      return { key: found.key, contentType: found.content_type! }
+    originalFor: (userId: number): OriginalBlob | undefined => original.get(userId),
+    squareOf: (blob: Pick<OriginalBlob, 'id'>): VariantBlob | undefined => blobVariants.find(blob.id, AVATAR_SQUARE.digest),
+
+    // Replaces the person's avatar with an upload whose square is already made (both files are
+    // on disk). Answers the keys of the files the old avatar leaves behind, for the caller to
+    // delete once this has committed. Touching the person moves the avatar URL's ?v=.
+    attach(userId: number, upload: NewBlob, square: NewBlob): string[] {
+      const stale = files.purgeFrom('User', userId, 'avatar')
+      const blobId = files.create(upload)
+      files.attach('avatar', 'User', userId, blobId)
+      blobVariants.record(blobId, AVATAR_SQUARE.digest, square)
+      touch.run(dbTime(), userId)
+      return stale
+    },
+
+    // Removes the avatar; the person falls back to their initials.
+    detach(userId: number): string[] {
+      if (original.get(userId) === undefined) return []
+      const stale = files.purgeFrom('User', userId, 'avatar')
+      touch.run(dbTime(), userId)
+      return stale
     },
   }
 }
 
-// Active Storage's disk service keeps a blob at <root>/<k[0..1]>/<k[2..3]>/<key>.
-export function blobPath(filesRoot: string, key: string): string | null {
-  if (!/^[A-Za-z0-9]{4,}$/.test(key)) return null
-  return join(filesRoot, key.slice(0, 2), key.slice(2, 4), key)
-}
 
 // User#initials: the first letter of each word.
 export function initials(name: string): string {

@@ -1,6 +1,5 @@
 import type { Models } from '../index.ts'
-
-export class EmailTaken extends Error {}
+import { EmailTaken } from '../user.ts'
 
 // A person who joins with the invite code becomes a member of every open room.
 export function joinAccount(models: Models, input: { name: string; emailAddress: string; passwordDigest: string }): number {

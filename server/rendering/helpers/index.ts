@@ -1,5 +1,6 @@
 import type { RailsSigning } from '../../lib/rails/signing.ts'
 import { avatarPaths } from './avatars.ts'
+import { accountLogoPath, styleElementText } from './logos.ts'
 import { boostDomId, messageDomId, roomDomId, roomKey } from './dom.ts'
 import { epochMs, iso8601 } from './time.ts'
 import { isAllEmoji } from '../../models/rich-text/index.ts'
@@ -25,6 +26,7 @@ const REACTIONS_HTML: [string, string][] = REACTIONS.map(([character, title]) =>
 // The helpers every template reaches as `it.h`.
 export function createHelpers(signing: RailsSigning) {
   return {
+    accountLogoPath,
     avatarPath: avatarPaths(signing),
     boostDomId,
     epochMs,
@@ -35,6 +37,7 @@ export function createHelpers(signing: RailsSigning) {
     roomDomId,
     roomKey,
     signStreamName: (name: string) => signing.signStreamName(name),
+    styleElementText,
     unreadClass,
   }
 }

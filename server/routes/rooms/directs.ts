@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { directRoomName } from '../../lib/sentence.ts'
+import { parseForm } from '../../plugins/body.ts'
 import { resourceRoutes } from '../method-override.ts'
 import { sidebarBroadcasts } from './sidebar-broadcasts.ts'
 import { backPath, destroyHandler, readUserIds, rememberRoom, roomFinder } from './room-scope.ts'
@@ -16,7 +17,10 @@ export default async function directs(app: FastifyInstance) {
   resourceRoutes(app, '/rooms/directs', {
     async POST(request, reply) {
       const user = request.user!
-      const userIds = readUserIds(request.body)
+      // The Ping buttons (public profile, sidebar) name the person in the URL, as upstream's
+      // button_to does; Rails merges query and form parameters.
+      const query = parseForm(request.url.split('?')[1] ?? '')
+      const userIds = [...new Set([...readUserIds(query), ...readUserIds(request.body)])]
       const room = await app.store.write((m) => m.directRooms.findOrCreateFor(userIds, user.id))
       broadcasts.directCreated(app.store.read((m) => m.rooms.find(room.id))!)
       return reply.redirect(`/rooms/${room.id}`, 302)

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { resizeToLimit, type OutputFormat } from './images.ts'
+import { generateBlobKey } from './uploads.ts'
+import { blobPath } from './files.ts'
+
+export interface VariantSpec {
+  width: number
+  height: number
+  format: OutputFormat
+}
+
+export interface VariantFile {
+  path: string
+  key: string
+  filename: string
+  contentType: string
+  byteSize: number
+  checksum: string
+  metadata: Record<string, unknown>
+}
+
+// ActiveStorage::Filename#base: the name without its last extension.
+export function filenameBase(filename: string): string {
+  const dot = filename.lastIndexOf('.')
+  return dot > 0 ? filename.slice(0, dot) : filename
+}
+
+// Processes an original into a variant (resize_to_limit, upright, no metadata) and writes it
+// where Active Storage's disk service keeps a blob, under a new key, described as Rails
+// describes a variant's blob (named after the original, with the variant's extension).
+// Throws ImageError when the original cannot be processed; nothing is written then.
+export async function writeVariant(filesRoot: string, source: Buffer | string, originalFilename: string, spec: VariantSpec): Promise<VariantFile> {
+  const { bytes, width, height } = await resizeToLimit(source, spec.width, spec.height, spec.format)
+  const key = generateBlobKey()
+  const path = blobPath(filesRoot, key)!
+  await mkdir(dirname(path), { recursive: true })
+  await writeFile(path, bytes, { flag: 'wx' })
+  return {
+    path,
+    key,
+    filename: `${filenameBase(originalFilename)}.${spec.format}`,
+    contentType: `image/${spec.format}`,
+    byteSize: bytes.length,
+    checksum: createHash('md5').update(bytes).digest('base64'),
+    metadata: { identified: true, width, height, analyzed: true },
+  }
+}

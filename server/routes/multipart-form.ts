@@ -1,0 +1,101 @@
+import { rm } from 'node:fs/promises'
+import type { Readable } from 'node:stream'
+import type { Multipart } from '@fastify/multipart'
+import type { FastifyRequest } from 'fastify'
+import type { Config } from '../config.ts'
+import { EmptyUpload, storeUpload, UploadTooLarge, type StoredUpload } from '../lib/uploads.ts'
+import { parseForm } from '../plugins/body.ts'
+import { multipartBoundary, sanitizeFilename, UploadRefused } from './messages/multipart.ts'
+
+export { UploadRefused }
+
+// A refused form, with the fields that had arrived before the refusal (to show them again).
+export class FormRefused extends UploadRefused {
+  constructor(status: number, message: string, readonly body: Record<string, unknown>) {
+    super(status, message)
+  }
+}
+
+export interface MultipartForm {
+  // The text fields as sent ("user[name]" → "…"), and nested as a urlencoded form would be.
+  fields: Record<string, string>
+  body: Record<string, unknown>
+  file: StoredUpload | null
+  filename: string
+}
+
+export interface MultipartFormOptions {
+  fileField: string
+  maxBytes?: number
+}
+
+const MALFORMED = 'The form could not be read.'
+const FIELD_BYTES = 64 * 1024
+
+// A form with one file (an avatar, a logo), streamed: the text fields kept as strings, the file
+// straight to disk under a new blob key. A file input left empty (no filename, no bytes) is no
+// file. Whatever the client got wrong is an UploadRefused: 400 for a body that is not a
+// well-formed multipart form (no boundary, cut short), 422 for a file that is too large or
+// empty; the stored file is removed again then. The refusal is a FormRefused, with the fields
+// read so far. Only our own failures (the disk) are thrown as they are.
+export async function readMultipartForm(request: FastifyRequest, config: Config, options: MultipartFormOptions): Promise<MultipartForm> {
+  if (!multipartBoundary(request.headers['content-type'])) throw new FormRefused(400, `${MALFORMED} It has no multipart boundary.`, {})
+  const maxBytes = options.maxBytes ?? config.maxUploadBytes
+  const form: MultipartForm = { fields: {}, body: {}, file: null, filename: 'file' }
+  let malformed = false
+  try {
+    const parts = request.parts({ limits: { fileSize: maxBytes, files: 2, fields: 20, parts: 22, fieldSize: FIELD_BYTES } })
+    while (true) {
+      let next: IteratorResult<Multipart>
+      try {
+        next = await parts.next()
+      } catch (error) {
+        malformed = true
+        throw error
+      }
+      if (next.done) break
+      const part = next.value
+      if (part.type === 'field') {
+        if (typeof part.value === 'string' && !Object.hasOwn(form.fields, part.fieldname)) form.fields[part.fieldname] = part.value
+      } else if (part.fieldname === options.fileField && !form.file && part.filename) {
+        form.filename = sanitizeFilename(part.filename)
+        try {
+          form.file = await storeUpload(config.filesPath, part.file, part.mimetype, maxBytes)
+        } catch (error) {
+          if (error instanceof EmptyUpload) throw error
+          if (inputFailed(part.file, error)) malformed = true
+          throw error
+        }
+      } else {
+        part.file.resume()
+      }
+    }
+    form.body = parseForm(new URLSearchParams(form.fields).toString())
+    return form
+  } catch (error) {
+    if (form.file) await rm(form.file.path, { force: true })
+    const refused = refusal(error, malformed, maxBytes)
+    if (!(refused instanceof UploadRefused)) throw refused
+    throw new FormRefused(refused.status, refused.message, parseForm(new URLSearchParams(form.fields).toString()))
+  }
+}
+
+// Whether a file's upload failed because the request did (its stream errored, or was torn
+// down before its end) rather than because our disk did.
+function inputFailed(file: Readable, error: unknown): boolean {
+  if (typeof (error as { syscall?: unknown } | null)?.syscall === 'string') return false
+  return Boolean(file.errored) || (file.destroyed && !file.readableEnded)
+}
+
+function refusal(error: unknown, malformed: boolean, maxBytes: number): unknown {
+  const { statusCode: status, code } = error as { statusCode?: number; code?: string }
+  if (error instanceof UploadTooLarge || code === 'FST_REQ_FILE_TOO_LARGE') return new UploadRefused(422, `That file is too large: the limit is ${megabytes(maxBytes)}.`)
+  if (error instanceof EmptyUpload) return new UploadRefused(422, 'That file is empty.')
+  if (status === 413) return new UploadRefused(413, 'That form has too many fields or files.')
+  if ((status !== undefined && status >= 400 && status < 500) || malformed) return new UploadRefused(400, MALFORMED)
+  return error
+}
+
+function megabytes(bytes: number): string {
+  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`
+}

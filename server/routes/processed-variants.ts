@@ -1,0 +1,60 @@
+import { rm } from 'node:fs/promises'
+import type { FastifyInstance } from 'fastify'
+import { LRUCache } from 'lru-cache'
+import { ImageError } from '../lib/images.ts'
+import { writeVariant } from '../lib/variant-files.ts'
+import type { VariantBlob } from '../models/blob/variants.ts'
+import type { Variation } from '../models/blob/variations.ts'
+import { blobPath } from '../lib/files.ts'
+import type { OriginalBlob } from '../models/user/avatar.ts'
+
+// Active Storage's variable types (Campfire leaves out BMP, ICO and PSD): only these get a variant.
+const VARIABLE = /^image\/(png|gif|jpeg|pjpeg|tiff|webp|avif|heic|heif)$/
+
+export function isVariable(contentType: string | null): boolean {
+  return VARIABLE.test(contentType ?? '')
+}
+
+// variant(...).processed: the variant's blob, made now when it has no record yet (a database
+// Rails wrote may have originals without variants). A second request for the same variant
+// while one is being made waits for it; an original that cannot be processed is remembered, so
+// it is not decoded again on every request.
+export function processedVariants(app: FastifyInstance, filesRoot: string) {
+  const making = new Map<string, Promise<VariantBlob | null>>()
+  const unprocessable = new LRUCache<string, true>({ max: 1000 })
+
+  async function make(original: OriginalBlob, variation: Variation): Promise<VariantBlob | null> {
+    const source = blobPath(filesRoot, original.key)
+    if (!source) return null
+    let file
+    try {
+      file = await writeVariant(filesRoot, source, original.filename, variation)
+    } catch (error) {
+      const missing = (error as { code?: string }).code === 'ENOENT'
+      if (!(error instanceof ImageError) && !missing) throw error
+      unprocessable.set(`${original.key}:${variation.digest}`, true)
+      return null
+    }
+    const { path, ...blob } = file
+    const recorded = await app.store.write((m) => m.blobVariants.record(original.id, variation.digest, blob)).catch(async (error: unknown) => {
+      await rm(path, { force: true })
+      throw error
+    })
+    if (!recorded) await rm(path, { force: true })
+    return app.store.read((m) => m.blobVariants.find(original.id, variation.digest)) ?? null
+  }
+
+  return async function processed(original: OriginalBlob, variation: Variation): Promise<VariantBlob | null> {
+    if (!isVariable(original.content_type)) return null
+    const found = app.store.read((m) => m.blobVariants.find(original.id, variation.digest))
+    if (found) return found
+    const id = `${original.key}:${variation.digest}`
+    if (unprocessable.has(id)) return null
+    let pending = making.get(id)
+    if (!pending) {
+      pending = make(original, variation).finally(() => making.delete(id))
+      making.set(id, pending)
+    }
+    return pending
+  }
+}

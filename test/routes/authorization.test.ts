@@ -1,0 +1,194 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { transferId } from '../../server/models/user/transferable.ts'
+import { buildTestApp } from '../helper.ts'
+import { users, type UserName } from '../fixtures.ts'
+
+// Who may do what on every route of issue 14: each row is a route, each column someone asking,
+// and each cell the status they get (with the redirect's path where there is one). Each row gets
+// a fresh app, and the whole row is compared at once, so a failure shows every cell of that row
+// that differs.
+//
+// Routes about a person act on JZ (a member), except in the "admin on self" column, where David
+// (an administrator) acts on himself. "—" marks a cell that means nothing for the row.
+//
+//   anonymous      no cookie
+//   member         Kevin, a member: on JZ, another person
+//   admin          David, an administrator: on JZ
+//   self           JZ, on himself
+//   admin on self  David, on himself
+//   bot            Bender, a bot, with a session cookie (bots have no password: the session row is
+//                  made here); bots get 403 on everything but the bot API and the public endpoints
+
+const SIGN_IN = '302 /session/new'
+type Cell = number | string // 403, or '302 /path'; '—' for a cell that does not apply
+type Row = [route: string, cells: [anonymous: Cell, member: Cell, admin: Cell, self: Cell, adminOnSelf: Cell, bot: Cell]]
+const COLUMNS = ['anonymous', 'member', 'admin', 'self', 'admin on self', 'bot'] as const
+
+// prettier-ignore
+const MATRIX: Row[] = [
+  //  route                                         anonymous   member            admin             self              admin on self     bot
+  ['GET /users/me/profile',                        [SIGN_IN,    200,              200,              200,              200,              403]],
+  ['GET /users/:id/profile',                       [SIGN_IN,    200,              200,              200,              200,              403]],
+  ['PATCH /users/:id/profile',                     [401,        '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', 403]],
+  ['PUT /users/:id/profile',                       [401,        '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', 403]],
+  ['POST /users/:id/profile _method=patch',        [401,        '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', 403]],
+  ['GET /users/:id',                               [SIGN_IN,    200,              200,              200,              200,              403]],
+  ['GET /users/:avatar_token/avatar',              [SIGN_IN,    200,              200,              200,              200,              403]],
+  ['DELETE /users/:id/avatar',                     [401,        '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', 403]],
+  ['POST /users/:id/avatar _method=delete',        [401,        '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', 403]],
+  ['GET /session/transfers/:id',                   [200,        200,              200,              200,              200,              200]],
+  ['PUT /session/transfers/:id',                   ['302 /',    '302 /',          '302 /',          '302 /',          '302 /',          '302 /']],
+  ['PATCH /session/transfers/:id',                 ['302 /',    '302 /',          '302 /',          '302 /',          '302 /',          '302 /']],
+  ['POST /session/transfers/:id _method=put',      ['302 /',    '302 /',          '302 /',          '302 /',          '302 /',          '302 /']],
+  ['PUT /session/transfers/:forged',               [400,        400,              400,              400,              400,              400]],
+  ['GET /qr_code/:id',                             [200,        200,              200,              '—',              '—',              200]],
+  ['GET /account/edit',                            [SIGN_IN,    200,              200,              '—',              '—',              403]],
+  ['PATCH /account',                               [401,        403,              '302 /account/edit', '—',           '—',              403]],
+  ['PUT /account',                                 [401,        403,              '302 /account/edit', '—',           '—',              403]],
+  ['PATCH /account.1',                             [401,        403,              '302 /account/edit', '—',           '—',              403]],
+  ['POST /account _method=patch',                  [401,        403,              '302 /account/edit', '—',           '—',              403]],
+  ['GET /account/logo',                            [200,        200,              200,              '—',              '—',              200]],
+  ['DELETE /account/logo',                         [401,        403,              '302 /account/edit', '—',           '—',              403]],
+  ['POST /account/logo _method=delete',            [401,        403,              '302 /account/edit', '—',           '—',              403]],
+  ['POST /account/join_code',                      [401,        403,              '302 /account/edit', '—',           '—',              403]],
+  ['GET /account/custom_styles/edit',              [SIGN_IN,    403,              200,              '—',              '—',              403]],
+  ['PATCH /account/custom_styles',                 [401,        403,              '302 /account/custom_styles/edit', '—', '—',          403]],
+  ['PUT /account/custom_styles',                   [401,        403,              '302 /account/custom_styles/edit', '—', '—',          403]],
+  ['POST /account/custom_styles _method=patch',    [401,        403,              '302 /account/custom_styles/edit', '—', '—',          403]],
+  ['GET /account/users.turbo_stream',              [SIGN_IN,    200,              200,              '—',              '—',              403]],
+  ['GET /account/users',                           [SIGN_IN,    200,              200,              '—',              '—',              403]],
+  ['PATCH /account/users/:id',                     [401,        403,              '302 /account/edit', 403,           403,              403]],
+  ['PUT /account/users/:id',                       [401,        403,              '302 /account/edit', 403,           403,              403]],
+  ['DELETE /account/users/:id',                    [401,        403,              '302 /account/edit', 403,           403,              403]],
+  ['POST /account/users/:id _method=delete',       [401,        403,              '302 /account/edit', 403,           403,              403]],
+  ['POST /users/:id/ban',                          [401,        403,              '302 /users/:id', 403,              403,              403]],
+  // JZ is banned for these two rows, so he cannot be signed in to ask.
+  ['DELETE /users/:id/ban',                        [401,        403,              '302 /users/:id', '—',              403,              403]],
+  ['POST /users/:id/ban _method=delete',           [401,        403,              '302 /users/:id', '—',              403,              403]],
+]
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }
+const TURBO_STREAM = 'text/vnd.turbo-stream.html, text/html, application/xhtml+xml'
+
+interface Target {
+  id: number
+  avatarToken: string
+  transferId: string
+}
+
+// The request a row makes, for its target.
+function requestFor(route: string, target: Target): InjectOptions {
+  const [method, path] = route.split(' ') as [InjectOptions['method'], string]
+  const form = (fields: Record<string, string>) => ({ method, headers: FORM, payload: new URLSearchParams(fields).toString() })
+  switch (route) {
+    case 'GET /users/me/profile':
+      return { method, url: path }
+    case 'GET /users/:id/profile':
+    case 'GET /users/:id':
+      return { method, url: path.replace(':id', String(target.id)) }
+    case 'PATCH /users/:id/profile':
+    case 'PUT /users/:id/profile':
+      return { ...form({ 'user[bio]': 'Changed by the matrix' }), url: path.replace(':id', String(target.id)) }
+    case 'GET /users/:avatar_token/avatar':
+      return { method, url: `/users/${target.avatarToken}/avatar` }
+    case 'DELETE /users/:id/avatar':
+      return { method, url: path.replace(':id', String(target.id)), headers: FORM }
+    case 'GET /session/transfers/:id':
+      return { method, url: `/session/transfers/${target.transferId}` }
+    case 'PUT /session/transfers/:id':
+    case 'PATCH /session/transfers/:id':
+      return { method, url: `/session/transfers/${target.transferId}`, headers: FORM, payload: '' }
+    case 'PUT /session/transfers/:forged':
+      return { method, url: `/session/transfers/${target.transferId.slice(0, -4)}beef`, headers: FORM, payload: '' }
+    case 'GET /qr_code/:id':
+      return { method, url: `/qr_code/${Buffer.from('https://example.com/join/abc').toString('base64url')}` }
+    case 'PATCH /account':
+    case 'PUT /account':
+    case 'PATCH /account.1':
+      return { ...form({ 'account[name]': 'Renamed by the matrix' }), url: path }
+    case 'GET /account/logo':
+    case 'GET /account/edit':
+    case 'GET /account/custom_styles/edit':
+      return { method, url: path }
+    case 'DELETE /account/logo':
+    case 'POST /account/join_code':
+      return { method, url: path, headers: FORM }
+    case 'PATCH /account/custom_styles':
+    case 'PUT /account/custom_styles':
+      return { ...form({ 'account[custom_styles]': 'body { --matrix: 1; }' }), url: path }
+    case 'GET /account/users.turbo_stream':
+    case 'GET /account/users':
+      return { method, url: path, headers: { accept: TURBO_STREAM } }
+    case 'PATCH /account/users/:id':
+    case 'PUT /account/users/:id':
+      return { ...form({ 'user[role]': 'administrator' }), url: path.replace(':id', String(target.id)) }
+    case 'DELETE /account/users/:id':
+    case 'POST /users/:id/ban':
+    case 'DELETE /users/:id/ban':
+      return { method, url: path.replace(':id', String(target.id)), headers: FORM }
+  }
+  const override = /^POST (\S+) _method=(\w+)$/.exec(route)
+  if (override) {
+    const [, overridden, verb] = override as unknown as [string, string, string]
+    const base = requestFor(`${verb.toUpperCase()} ${overridden}`, target)
+    const fields = new URLSearchParams(typeof base.payload === 'string' ? base.payload : '')
+    fields.set('_method', verb)
+    return { ...base, method: 'POST', headers: FORM, payload: fields.toString() }
+  }
+  throw new Error(`no request for ${route}`)
+}
+
+// A signed session cookie for a fresh session row (so signing in, rate-limited, is not needed,
+// and a bot, which has no password, can have one).
+async function sessionCookie(app: FastifyInstance, name: UserName): Promise<string> {
+  const token = await app.store.write((m) => m.sessions.start(users[name].id, '127.0.0.1', 'authorization matrix'))
+  return `session_token=${app.signing.signCookie('session_token', token)}`
+}
+
+function targetOf(app: FastifyInstance, name: UserName): Target {
+  const id = users[name].id
+  return { id, avatarToken: app.signing.signedId('User', id, 'avatar'), transferId: transferId(app.signing, { id }) }
+}
+
+function cellOf(response: { statusCode: number; headers: Record<string, unknown> }): Cell {
+  if (response.statusCode < 300 || response.statusCode >= 400) return response.statusCode
+  const location = String(response.headers.location ?? '')
+  return `${response.statusCode} ${location.startsWith('/') ? location.split('?')[0] : new URL(location).pathname}`
+}
+
+// Who asks in each column, and about whom. The columns run in this order so that a cell that
+// changes something (a ban, a deactivation) comes after every cell that must not.
+const ORDER = [0, 5, 1, 3, 4, 2] as const
+// Lifting a ban needs someone banned: JZ is, before the row's first cell.
+const STARTS_BANNED = new Set(['DELETE /users/:id/ban', 'POST /users/:id/ban _method=delete'])
+const ASKER: (UserName | null)[] = [null, 'kevin', 'david', 'jz', 'david', 'bender']
+const TARGET: UserName[] = ['jz', 'jz', 'jz', 'jz', 'david', 'jz']
+
+for (const [route, expected] of MATRIX) {
+  test(`authorization: ${route}`, async (t) => {
+    const { app } = await buildTestApp(t)
+    const cookies = new Map<UserName, string>()
+    for (const name of ['kevin', 'david', 'jz', 'bender'] as const) cookies.set(name, await sessionCookie(app, name))
+    if (STARTS_BANNED.has(route)) {
+      await app.store.write((m) => m.db.prepare('UPDATE users SET status = 2 WHERE id = ?').run(users.jz.id))
+    }
+
+    const actual: Cell[] = [...expected]
+    for (const column of ORDER) {
+      if (expected[column] === '—') continue
+      const asker = ASKER[column]!
+      const target = targetOf(app, TARGET[column]!)
+      const request = requestFor(route, target)
+      const cookie = asker ? cookies.get(asker)! : undefined
+      const response = await app.inject({ ...request, headers: { ...(request.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } })
+      actual[column] = cellOf(response)
+    }
+    const wanted = expected.map((cell) => (typeof cell === 'string' ? cell.replace(':id', String(users.jz.id)) : cell))
+    assert.deepEqual(
+      Object.fromEntries(COLUMNS.map((name, i) => [name, actual[i]])),
+      Object.fromEntries(COLUMNS.map((name, i) => [name, wanted[i]])),
+    )
+  })
+}
