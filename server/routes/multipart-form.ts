@@ -5,9 +5,13 @@ import type { FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { EmptyUpload, storeUpload, UploadTooLarge, type StoredUpload } from '../lib/uploads.ts'
 import { parseForm } from '../plugins/body.ts'
-import { multipartBoundary, sanitizeFilename, UploadRefused } from './messages/multipart.ts'
 
-export { UploadRefused }
+// Why an upload was refused: the status and message to answer with.
+export class UploadRefused extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message)
+  }
+}
 
 // A refused form, with the fields that had arrived before the refusal (to show them again).
 export class FormRefused extends UploadRefused {
@@ -27,12 +31,29 @@ export interface MultipartForm {
 export interface MultipartFormOptions {
   fileField: string
   maxBytes?: number
+  // How many text fields, and how long each may be (64 KiB unless told).
+  fields?: number
+  fieldBytes?: number
+  // The status for a file over the limit: 422, or 413 where upstream's answer is a 413.
+  tooLargeStatus?: 413 | 422
 }
 
 const MALFORMED = 'The form could not be read.'
 const FIELD_BYTES = 64 * 1024
 
-// A form with one file (an avatar, a logo), streamed: the text fields kept as strings, the file
+// ActiveStorage::Filename#sanitized: no path separators, control or reserved characters.
+export function sanitizeFilename(name: string | undefined): string {
+  const cleaned = (name ?? '').replace(/[<>:"/\\|?*\u0000-\u001f\u007f]/g, '-').trim().slice(0, 255)
+  return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'file' : cleaned
+}
+
+// A boundary as RFC 2046 allows it (RFC 2046 says 1–70 characters; we take up to 200), quoted or not.
+export function multipartBoundary(contentType: string | undefined): string | null {
+  const match = /;\s*boundary=(?:"([^"]{1,200})"|([^";\s]{1,200}))\s*(?:;|$)/i.exec(contentType ?? '')
+  return match ? (match[1] ?? match[2])! : null
+}
+
+// A form with one file (an avatar, a logo, a message's attachment), streamed: the text fields kept as strings, the file
 // straight to disk under a new blob key. A file input left empty (no filename, no bytes) is no
 // file. Whatever the client got wrong is an UploadRefused: 400 for a body that is not a
 // well-formed multipart form (no boundary, cut short), 422 for a file that is too large or
@@ -44,7 +65,8 @@ export async function readMultipartForm(request: FastifyRequest, config: Config,
   const form: MultipartForm = { fields: {}, body: {}, file: null, filename: 'file' }
   let malformed = false
   try {
-    const parts = request.parts({ limits: { fileSize: maxBytes, files: 2, fields: 20, parts: 22, fieldSize: FIELD_BYTES } })
+    const fields = options.fields ?? 20
+    const parts = request.parts({ limits: { fileSize: maxBytes, files: 2, fields, parts: fields + 2, fieldSize: options.fieldBytes ?? FIELD_BYTES } })
     while (true) {
       let next: IteratorResult<Multipart>
       try {
@@ -74,7 +96,7 @@ export async function readMultipartForm(request: FastifyRequest, config: Config,
     return form
   } catch (error) {
     if (form.file) await rm(form.file.path, { force: true })
-    const refused = refusal(error, malformed, maxBytes)
+    const refused = refusal(error, malformed, maxBytes, options.tooLargeStatus ?? 422)
     if (!(refused instanceof UploadRefused)) throw refused
     throw new FormRefused(refused.status, refused.message, parseForm(new URLSearchParams(form.fields).toString()))
   }
@@ -87,9 +109,9 @@ function inputFailed(file: Readable, error: unknown): boolean {
   return Boolean(file.errored) || (file.destroyed && !file.readableEnded)
 }
 
-function refusal(error: unknown, malformed: boolean, maxBytes: number): unknown {
+function refusal(error: unknown, malformed: boolean, maxBytes: number, tooLargeStatus: number): unknown {
   const { statusCode: status, code } = error as { statusCode?: number; code?: string }
-  if (error instanceof UploadTooLarge || code === 'FST_REQ_FILE_TOO_LARGE') return new UploadRefused(422, `That file is too large: the limit is ${megabytes(maxBytes)}.`)
+  if (error instanceof UploadTooLarge || code === 'FST_REQ_FILE_TOO_LARGE') return new UploadRefused(tooLargeStatus, `That file is too large: the limit is ${megabytes(maxBytes)}.`)
   if (error instanceof EmptyUpload) return new UploadRefused(422, 'That file is empty.')
   if (status === 413) return new UploadRefused(413, 'That form has too many fields or files.')
   if ((status !== undefined && status >= 400 && status < 500) || malformed) return new UploadRefused(400, MALFORMED)

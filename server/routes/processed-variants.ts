@@ -6,7 +6,7 @@ import { writeVariant } from '../lib/variant-files.ts'
 import type { VariantBlob } from '../models/blob/variants.ts'
 import type { Variation } from '../models/blob/variations.ts'
 import { blobPath } from '../lib/files.ts'
-import type { OriginalBlob } from '../models/user/avatar.ts'
+import type { OriginalBlob } from '../models/blob/attached-one.ts'
 
 // Active Storage's variable types (Campfire leaves out BMP, ICO and PSD): only these get a variant.
 const VARIABLE = /^image\/(png|gif|jpeg|pjpeg|tiff|webp|avif|heic|heif)$/

@@ -10,29 +10,12 @@ import { rooms, users } from '../fixtures.ts'
 import { all, get, one } from './messages/support.ts'
 import { contentDisposition } from '../../server/routes/blobs.ts'
 import { imageDimensions } from '../../server/lib/uploads.ts'
+import { multipart as multipartForm, type Part } from '../support/multipart.ts'
 
 const hq = rooms.hq.id
 const designers = rooms.designers.id // david, jason, jz; not kevin
 
-type Part = { name: string; value: string } | { name: string; filename: string; type: string; data: Buffer }
-
-function multipart(parts: Part[]): { payload: Buffer; headers: Record<string, string> } {
-  const boundary = '----campfire' + Math.random().toString(16).slice(2)
-  const chunks: Buffer[] = []
-  for (const part of parts) {
-    if ('filename' in part) {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.type}\r\n\r\n`))
-      chunks.push(part.data, Buffer.from('\r\n'))
-    } else {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`))
-    }
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`))
-  return {
-    payload: Buffer.concat(chunks),
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'sec-fetch-site': 'same-origin', accept: 'text/vnd.turbo-stream.html, text/html' },
-  }
-}
+const multipart = (parts: Part[]) => multipartForm(parts, { accept: 'text/vnd.turbo-stream.html, text/html' })
 
 // A real (tiny, valid) PNG of the given size.
 function png(width: number, height: number): Buffer {

@@ -1,26 +1,8 @@
 import sharp from 'sharp'
 import type { FastifyInstance } from 'fastify'
-import { sameOrigin } from '../../helper.ts'
 
 export { botCookie, get, send, query } from '../rooms/support.ts'
-
-type Part = { name: string; value: string } | { name: string; filename: string; type: string; data: Buffer }
-
-// A multipart form body, as a browser sends a form with a file.
-export function multipart(parts: Part[]): { payload: Buffer; headers: Record<string, string> } {
-  const boundary = '----campfire' + Math.random().toString(16).slice(2)
-  const chunks: Buffer[] = []
-  for (const part of parts) {
-    if ('filename' in part) {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.type}\r\n\r\n`))
-      chunks.push(part.data, Buffer.from('\r\n'))
-    } else {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`))
-    }
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`))
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, ...sameOrigin } }
-}
+export { multipart } from '../../support/multipart.ts'
 
 // A picture of the given size, in a flat colour.
 export function picture(width: number, height: number, format: 'png' | 'jpeg' = 'png'): Promise<Buffer> {
