@@ -6,6 +6,7 @@ import auth from './plugins/auth.ts'
 import body, { FORM_BODY_LIMIT } from './plugins/body.ts'
 import cable, { type CableOptions } from './plugins/cable.ts'
 import bannedContent from './plugins/banned-content.ts'
+import messageListeners from './plugins/message-listeners.ts'
 import database from './plugins/database.ts'
 import errors from './plugins/errors.ts'
 import passwords from './plugins/passwords.ts'
@@ -59,6 +60,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(views, { config })
   await app.register(pageCache, { config })
   await app.register(cable, options.cable ?? {})
+  await app.register(messageListeners)
   await app.register(bannedContent, { config })
   await app.register(routes, { config, signInLimit: options.signInLimit })
   return app

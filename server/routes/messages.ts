@@ -6,11 +6,11 @@ import type { MessageRow } from '../models/message.ts'
 import { postMessage } from '../models/message/posting.ts'
 import { field } from '../plugins/body.ts'
 import { requestOrigin } from '../plugins/security.ts'
-import { epochSeconds } from '../rendering/helpers/time.ts'
-import { TURBO_STREAM_TYPE, turboStream } from '../rendering/turbo-streams.ts'
+import { TURBO_STREAM_TYPE } from '../rendering/turbo-streams.ts'
 import { rowsSignature, findOrRender, sendLookup } from './cached-pages.ts'
 import { resourceRoutes } from './method-override.ts'
 import { positiveId, roomFor, wantsTurboStream } from './room-scoped.ts'
+import { announceNewMessage } from './messages/announce.ts'
 import { postWithAttachment } from './messages/attachments.ts'
 import { readBody } from './messages/body.ts'
 import { destroy } from './messages/destroy.ts'
@@ -75,12 +75,7 @@ export default async function messages(app: FastifyInstance, options: { config: 
         message = await app.store.write((m) => postMessage(m, { roomId: room.id, creatorId: user.id, clientMessageId, ...body }))
       }
       request.endPhase('write')
-      const stream = turboStream('append', app.helpers.roomDomId(room, 'messages'), renderMessage(app, request, message))
-      request.endPhase('render')
-      app.cable.messageCreated(room, stream)
-      request.endPhase('messages')
-      app.cable.unreadRoom(room.id, app.store.read((m) => m.memberships.userIdsIn(room.id)), epochSeconds(message.created_at))
-      request.endPhase('unread')
+      const stream = announceNewMessage(app, request, room, message, user)
       if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
       return reply.type(TURBO_STREAM_TYPE).send(stream)
     })
