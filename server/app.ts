@@ -7,6 +7,8 @@ import body, { FORM_BODY_LIMIT } from './plugins/body.ts'
 import cable, { type CableOptions } from './plugins/cable.ts'
 import bannedContent from './plugins/banned-content.ts'
 import messageListeners from './plugins/message-listeners.ts'
+import webhooks, { type WebhookOptions } from './plugins/webhooks.ts'
+import webPush, { type WebPushOptions } from './plugins/web-push.ts'
 import database from './plugins/database.ts'
 import errors from './plugins/errors.ts'
 import passwords from './plugins/passwords.ts'
@@ -16,6 +18,7 @@ import compression from './plugins/compression.ts'
 import pageCache from './plugins/page-cache.ts'
 import serverTiming from './plugins/server-timing.ts'
 import routes from './routes/index.ts'
+import { postAsBot } from './routes/messages/bot-posting.ts'
 import { requestForLog } from './lib/log-redaction.ts'
 
 export interface AppOptions {
@@ -24,6 +27,10 @@ export interface AppOptions {
   passwordCost?: number
   signInLimit?: RateLimit
   cable?: CableOptions
+  // Webhook delivery limits (tests shorten the 7 s timeout).
+  webhooks?: WebhookOptions
+  // Web Push delivery rules and limits (tests deliver to a push service of their own on loopback).
+  webPush?: Omit<WebPushOptions, 'config'>
 }
 
 // Whatever logger is asked for, request URLs are logged without the secrets some carry.
@@ -61,6 +68,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(pageCache, { config })
   await app.register(cable, options.cable ?? {})
   await app.register(messageListeners)
+  await app.register(webhooks, { ...options.webhooks, config, post: postAsBot })
+  await app.register(webPush, { ...options.webPush, config })
   await app.register(bannedContent, { config })
   await app.register(routes, { config, signInLimit: options.signInLimit })
   return app

@@ -28,6 +28,9 @@ export interface Config {
   readonly synchronous: 'NORMAL' | 'FULL'
   readonly passwordWorkers: number
   readonly cache: CacheConfig
+  // Whether bots' webhooks may reach loopback and private networks
+  // (CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES=allow|deny, default allow; see server/lib/webhook-request.ts).
+  readonly webhookPrivateAddresses: 'allow' | 'deny'
 }
 
 // The cache switches (README, "Caching"): defaults are the fast settings; the others are the
@@ -72,6 +75,7 @@ export function loadConfig(env: Env = process.env): Config {
     synchronous: readSynchronous(env.CAMPFIRE_SYNCHRONOUS),
     passwordWorkers: readPositive(env.JOB_CONCURRENCY, 2),
     cache: readCache(env),
+    webhookPrivateAddresses: readChoice('CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES', env.CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES, ['allow', 'deny'] as const, 'allow'),
   })
 }
 

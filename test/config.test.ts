@@ -120,3 +120,10 @@ test('the cache switches select the baselines, budgets are in MB and 0 turns a c
   assert.throws(() => loadConfig({ ...base, CAMPFIRE_FRAGMENT_KEYS: 'everyone' }), ConfigError)
   assert.throws(() => loadConfig({ ...base, CAMPFIRE_PAGE_CACHE_MB: '-1' }), ConfigError)
 })
+
+test('webhooks may reach private addresses unless CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES=deny', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  assert.equal(loadConfig(base).webhookPrivateAddresses, 'allow')
+  assert.equal(loadConfig({ ...base, CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES: 'Deny' }).webhookPrivateAddresses, 'deny')
+  assert.throws(() => loadConfig({ ...base, CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES: 'sometimes' }), /CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES must be one of allow, deny/)
+})

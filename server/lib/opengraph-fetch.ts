@@ -31,7 +31,7 @@ export function isFileOrMediaUrl(url: URL): boolean {
 }
 
 // A lookup that answers every question with the vetted address, so the socket connects to it.
-function pinnedLookup(vetted: ResolvedAddress): LookupFunction {
+export function pinnedLookup(vetted: ResolvedAddress): LookupFunction {
   return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options && options.all) callback(null, [{ address: vetted.address, family: vetted.family }])
     else callback(null, vetted.address, vetted.family)

@@ -31,7 +31,10 @@ import { logos } from './account/logo.ts'
 import { variants } from './blob/variants.ts'
 import { profiles } from './user/profile.ts'
 import { pushSubscriptions } from './push/subscription.ts'
+import { messagePusher } from './room/message-pusher.ts'
 import { bannable } from './user/bannable.ts'
+import { webhooks } from './webhook.ts'
+import { bots } from './user/bot.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -47,6 +50,7 @@ export function createModels(db: Connection) {
     blobVariants: variants(db),
     profiles: profiles(db),
     pushSubscriptions: pushSubscriptions(db),
+    messagePusher: messagePusher(db),
     messageDisplay: display(db),
     messagePages: pagination(db),
     messages: messages(db),
@@ -71,6 +75,8 @@ export function createModels(db: Connection) {
     roles: roles(db),
     roster: roster(db),
     logos: logos(db),
+    webhooks: webhooks(db),
+    bots: bots(db),
   }
 }
 

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { RailsSigning } from '../lib/rails/signing.ts'
 import { needsRefresh, type SessionRow } from '../models/session.ts'
-import { STATUSES, type UserRow } from '../models/user.ts'
+import { ROLES, STATUSES, type UserRow } from '../models/user.ts'
 import { isHttps } from './security.ts'
 
 declare module 'fastify' {
@@ -81,9 +81,19 @@ export default fp(
           app.store.write((m) => m.sessions.refresh(found.session.id, request.ip, ua)).catch((err) => request.log.warn({ err }, 'session refresh failed'))
         }
       }
-      if (request.user || request.routeOptions.config.allowUnauthenticated || request.is404) return
+      const open = request.routeOptions.config.allowUnauthenticated || request.is404
+      // deny_bots: a bot is let in by its key on the bot API only (its own routes, which are
+      // open and check the key); anywhere else it gets 403, even with a ?bot_key= that works.
+      if (request.user?.role === ROLES.bot && !open) return reply.sendError(403)
+      if (request.user || open) return
+      if (botKeyWorks(request)) return reply.sendError(403)
       return reply.requireSignIn()
     })
+
+    function botKeyWorks(request: FastifyRequest): boolean {
+      const key = (request.query as { bot_key?: unknown } | undefined)?.bot_key
+      return typeof key === 'string' && key.length <= 100 && app.store.read((m) => m.bots.authenticate(key)) !== undefined
+    }
 
     app.decorateReply('requireSignIn', function (this: FastifyReply) {
       const request = this.request

@@ -12,6 +12,9 @@ export interface CreatedMessage {
   creator: UserRow
   // The origin the post came to, for absolute URLs (a webhook's paths, a push's link).
   origin: string
+  // False for a bot's reply to a webhook (postAsBot with triggersWebhooks: false): replies
+  // never trigger webhooks; everything else (Web Push) treats it as any message.
+  triggersWebhooks: boolean
 }
 
 export type MessageListener = (created: CreatedMessage) => void

@@ -87,6 +87,8 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
 
   return {
     render,
+    // Message#body.to_s: the body alone, rendered inside Action Text's layout (the bot API's JSON).
+    bodyHtml: textPresentation,
     // messages/_presentation alone, for the live replace after an edit.
     renderPresentation(message: MessageDisplay): string {
       return eta.render('/messages/_presentation', { h: helpers, message, presentation: presentation(message).html })

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts'
 import cable from './cable.ts'
 import firstRuns from './first-runs.ts'
 import messages from './messages.ts'
+import botApi from './messages/bot-api.ts'
 import blobs from './blobs.ts'
 import boosts from './messages/boosts.ts'
 import rooms from './rooms.ts'
@@ -12,12 +13,16 @@ import sidebars from './users/sidebars.ts'
 import avatars from './users/avatars.ts'
 import profiles from './users/profiles.ts'
 import bans from './users/bans.ts'
+import pushSubscriptions from './users/push-subscriptions.ts'
+import pushTestNotifications from './users/push-subscriptions/test-notifications.ts'
 import sessions from './sessions.ts'
 import transfers from './sessions/transfers.ts'
 import qrCodes from './qr-codes.ts'
 import joinCodes from './account/join-codes.ts'
 import accounts from './accounts.ts'
 import accountUsers from './account/users.ts'
+import accountBots from './account/bots.ts'
+import botKeys from './account/bot-keys.ts'
 import customStyles from './account/custom-styles.ts'
 import logos from './account/logos.ts'
 import up from './up.ts'
@@ -43,6 +48,8 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(sessions, { signInLimit: options.signInLimit })
   await app.register(transfers)
   await app.register(accountUsers)
+  await app.register(accountBots, { config: options.config })
+  await app.register(botKeys)
   await app.register(joinCodes)
   await app.register(logos, { config: options.config })
   await app.register(customStyles)
@@ -52,10 +59,13 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(sidebars)
   await app.register(profiles, { config: options.config })
   await app.register(bans)
+  await app.register(pushSubscriptions)
+  await app.register(pushTestNotifications)
   await app.register(autocompletableUsers)
   await app.register(rooms)
   await app.register(refreshes)
   await app.register(messages, { config: options.config })
+  await app.register(botApi, { config: options.config })
   await app.register(blobs, { config: options.config })
   await app.register(boosts)
   await app.register(involvements)

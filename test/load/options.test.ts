@@ -43,6 +43,8 @@ const EXPECTED: Record<string, Record<string, string | null>> = {
   'bench:fanout': {
     fixture: 'tmp/bench/large', base: null, room: '1', posts: '5', 'interval-ms': '2000', 'in-place': null, 'server-dir': null, out: 'tmp/bench', 'no-pin': null, tsx: null,
   },
+  'bench:webhooks': { bots: '100', posts: '200', warmup: '50', receiver: 'hang', 'server-dir': null, out: 'tmp/bench', 'no-pin': null, tsx: null },
+  'bench:push': { subscribers: '1000', posts: '100', 'interval-ms': '200', modes: 'none,hang,accept', out: 'tmp/bench', 'no-pin': null },
 }
 
 // package.json's `tsx test/load/<file>.ts [args]`, as a file and its fixed arguments.
@@ -130,6 +132,8 @@ describe('the load scripts read their options', { concurrency: 2 }, () => {
     ['bench:routes', ['--duration', '-1'], /--duration needs a number ≥ 0, got '-1'/],
     ['bench:cable', ['--clients', '0'], /--clients.*0/],
     ['bench:fanout', ['--posts', 'many'], /--posts.*many/],
+    ['bench:webhooks', ['--receiver', 'slow'], /--receiver has no 'slow'/],
+    ['bench:push', ['--modes', 'stall'], /--modes has no 'stall'/],
     ['seed:users', ['--people', '2.5'], /--people.*2\.5/],
     ['seed', ['--password'], /--password/],
     ['bench:caches', ['--out', 'elsewhere'], /--out/],

@@ -67,6 +67,18 @@ const MATRIX: Row[] = [
   // JZ is banned for these two rows, so he cannot be signed in to ask.
   ['DELETE /users/:id/ban',                        [401,        403,              '302 /users/:id', '—',              403,              403]],
   ['POST /users/:id/ban _method=delete',           [401,        403,              '302 /users/:id', '—',              403,              403]],
+  // Issue 15's bots page acts on Bender (the only bot); the bot API itself is tested in test/routes/messages/by-bots.test.ts.
+  ['GET /account/bots',                            [SIGN_IN,    403,              200,              '—',              '—',              403]],
+  ['GET /account/bots/new',                        [SIGN_IN,    403,              200,              '—',              '—',              403]],
+  ['POST /account/bots',                           [401,        403,              '302 /account/bots', '—',           '—',              403]],
+  ['GET /account/bots/:bot/edit',                  [SIGN_IN,    403,              200,              '—',              '—',              403]],
+  ['PATCH /account/bots/:bot',                     [401,        403,              '302 /account/bots', '—',           '—',              403]],
+  ['PUT /account/bots/:bot',                       [401,        403,              '302 /account/bots', '—',           '—',              403]],
+  ['DELETE /account/bots/:bot',                    [401,        403,              '302 /account/bots', '—',           '—',              403]],
+  ['POST /account/bots/:bot _method=delete',       [401,        403,              '302 /account/bots', '—',           '—',              403]],
+  ['PATCH /account/bots/:bot/key',                 [401,        403,              '302 /account/bots', '—',           '—',              403]],
+  ['PUT /account/bots/:bot/key',                   [401,        403,              '302 /account/bots', '—',           '—',              403]],
+  ['POST /account/bots/:bot/key _method=patch',    [401,        403,              '302 /account/bots', '—',           '—',              403]],
 ]
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }
@@ -124,6 +136,20 @@ function requestFor(route: string, target: Target): InjectOptions {
     case 'PATCH /account/users/:id':
     case 'PUT /account/users/:id':
       return { ...form({ 'user[role]': 'administrator' }), url: path.replace(':id', String(target.id)) }
+    case 'GET /account/bots':
+    case 'GET /account/bots/new':
+      return { method, url: path }
+    case 'POST /account/bots':
+      return { ...form({ 'user[name]': 'Matrix Bot' }), url: path }
+    case 'GET /account/bots/:bot/edit':
+      return { method, url: path.replace(':bot', String(users.bender.id)) }
+    case 'PATCH /account/bots/:bot':
+    case 'PUT /account/bots/:bot':
+      return { ...form({ 'user[name]': 'Renamed by the matrix' }), url: path.replace(':bot', String(users.bender.id)) }
+    case 'DELETE /account/bots/:bot':
+    case 'PATCH /account/bots/:bot/key':
+    case 'PUT /account/bots/:bot/key':
+      return { method, url: path.replace(':bot', String(users.bender.id)), headers: FORM }
     case 'DELETE /account/users/:id':
     case 'POST /users/:id/ban':
     case 'DELETE /users/:id/ban':

@@ -1,6 +1,9 @@
 import { Controller } from '@hotwired/stimulus'
 import { Current } from '../lib/current.ts'
 
+const SYNC_INTERVAL_MS = 30_000
+const synchronized = new Map<string, number>()
+
 // Registers the service worker, asks for permission when the bell is clicked, subscribes to
 // Web Push and tells the server, then says "ready" so the bell's menu loads.
 export default class NotificationsController extends Controller<HTMLElement> {
@@ -55,15 +58,26 @@ export default class NotificationsController extends Controller<HTMLElement> {
     try {
       const subscription = (await registration.pushManager.getSubscription()) ??
         (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: base64UrlBytes(Current.vapidPublicKey) }))
-      const json = subscription.toJSON()
-      const body = new FormData()
-      body.set('push_subscription[endpoint]', json.endpoint ?? '')
-      body.set('push_subscription[p256dh_key]', json.keys?.p256dh ?? '')
-      body.set('push_subscription[auth_key]', json.keys?.auth ?? '')
-      await fetch(this.subscriptionsUrlValue, { method: 'POST', body, credentials: 'same-origin' })
+      await this.sync(subscription)
     } catch {
       // Push is unavailable here (no push service); the bell still works for the room.
     }
+  }
+
+  // Tells the server about the subscription as JSON, {push_subscription: {endpoint, p256dh_key,
+  // auth_key}}; it keeps or touches it. Once per subscription every SYNC_INTERVAL_MS is enough,
+  // however many pages Turbo visits in between.
+  private async sync(subscription: PushSubscription): Promise<void> {
+    const { endpoint = '', keys = {} } = subscription.toJSON()
+    const body = JSON.stringify({ push_subscription: { endpoint, p256dh_key: keys.p256dh ?? '', auth_key: keys.auth ?? '' } })
+    if (Date.now() - (synchronized.get(body) ?? -Infinity) < SYNC_INTERVAL_MS) return
+    const response = await fetch(this.subscriptionsUrlValue, {
+      method: 'POST',
+      body,
+      credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', Accept: 'text/vnd.turbo-stream.html, text/html, application/xhtml+xml' },
+    })
+    if (response.ok) synchronized.set(body, Date.now())
   }
 
   private showAlert(): void {

@@ -26,7 +26,7 @@ function sanitizeOrRefuse(raw: string): string {
   }
 }
 
-function mentionName(app: FastifyInstance, sgid: string): string | null {
+export function mentionName(app: FastifyInstance, sgid: string): string | null {
   const found = app.signing.verifySignedGlobalId(sgid)
   if (!found || found.model !== 'User' || !/^\d+$/.test(found.id)) return null
   const [person] = app.store.read((m) => m.users.people([Number(found.id)]))

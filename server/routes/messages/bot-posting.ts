@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto'
+import { rm } from 'node:fs/promises'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { StoredUpload } from '../../lib/uploads.ts'
+import type { MessageRow } from '../../models/message.ts'
+import { postMessage, postMessageWithAttachment } from '../../models/message/posting.ts'
+import type { RoomRow } from '../../models/room.ts'
+import type { UserRow } from '../../models/user.ts'
+import { announceMessage, announceNewMessage } from './announce.ts'
+import { composeBody } from './body.ts'
+
+// What a bot posts: rich text (HTML, as upstream's `body: text`), or a file already stored
+// with storeUpload (its blob key and path), shown under `filename`.
+export type BotPost = { text: string } | { file: StoredUpload; filename: string }
+
+export interface BotPostOptions {
+  // The request it answers, when there is one (its Server-Timing stages, its origin).
+  request?: FastifyRequest
+  // Without a request: the origin absolute URLs in the message use (CreatedMessage.origin).
+  origin?: string
+  // False for a reply to a webhook: broadcast, unread and pushed, but it triggers no webhooks.
+  triggersWebhooks?: boolean
+}
+
+export { BodyError } from './body.ts'
+
+// A bot's message is a message: written in one transaction with its rich text and search row
+// (and its attachment), then announced (broadcast, unread, page caches, listeners). Text that
+// cannot be a message (blank, too long, nested too deeply) throws a BodyError before anything
+// is written; a stored file is removed again if the write fails. Whether the bot may post in
+// the room is the caller's to decide (the bot API checks membership; a webhook's bot was
+// mentioned or is in the ping).
+export async function postAsBot(app: FastifyInstance, bot: UserRow, room: RoomRow, post: BotPost, options: BotPostOptions = {}): Promise<MessageRow> {
+  const clientMessageId = randomUUID()
+  let message: MessageRow
+  if ('text' in post) {
+    const body = composeBody(app, post.text)
+    message = await app.store.write((m) => postMessage(m, { roomId: room.id, creatorId: bot.id, clientMessageId, ...body }))
+  } else {
+    const { file, filename } = post
+    const input = { roomId: room.id, creatorId: bot.id, clientMessageId, body: '', plainText: filename }
+    const blob = { key: file.key, filename, contentType: file.contentType, metadata: file.metadata, byteSize: file.byteSize, checksum: file.checksum }
+    try {
+      message = await app.store.write((m) => postMessageWithAttachment(m, input, blob))
+    } catch (error) {
+      await rm(file.path, { force: true })
+      throw error
+    }
+  }
+  options.request?.endPhase('write')
+  const announcing = { triggersWebhooks: options.triggersWebhooks ?? true }
+  if (options.request) announceNewMessage(app, options.request, room, message, bot, announcing)
+  else announceMessage(app, { origin: options.origin ?? '', viewerId: bot.id }, room, message, bot, announcing)
+  return message
+}
