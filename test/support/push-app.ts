@@ -4,8 +4,9 @@ import { buildApp, type AppOptions } from '../../server/app.ts'
 import { RateLimit } from '../../server/lib/rate-limit.ts'
 import { mentionAttachmentHtml } from '../../server/models/rich-text/index.ts'
 import { loadFixtures, type UserName } from '../fixtures.ts'
-import { capturedLog, form, inject, sameOrigin, signIn, tempStorage, testConfig, type CapturedLog } from '../helper.ts'
+import { capturedLog, inject, sameOrigin, signIn, tempStorage, testConfig, type CapturedLog } from '../helper.ts'
 import { vapidKeys, type BrowserSubscription, type PushService } from './push-service.ts'
+import { post as postMessage } from '../routes/messages/support.ts'
 
 // An app with the fixture cast and VAPID keys that delivers Web Push to the test's own push
 // service on loopback (trusting its certificate), its log kept; and what the push tests do with it.
@@ -50,10 +51,7 @@ export async function startPushApp(
     vapid,
     cookie,
     async post(name, roomId, body) {
-      const request = form({ 'message[body]': body })
-      const response = await inject(app, await cookie(name), {
-        method: 'POST', url: `/rooms/${roomId}/messages`, payload: request.payload, headers: { ...request.headers, accept: 'text/vnd.turbo-stream.html' },
-      })
+      const response = await postMessage(app, await cookie(name), roomId, body)
       const id = /data-message-id="(\d+)"/.exec(response.body)?.[1]
       return { status: response.statusCode, messageId: Number(id ?? 0) }
     },

@@ -7,8 +7,9 @@ import { RateLimit } from '../../server/lib/rate-limit.ts'
 import { mentionAttachmentHtml } from '../../server/models/rich-text/index.ts'
 import type { WebhookOptions } from '../../server/plugins/webhooks.ts'
 import { loadFixtures, type UserName } from '../fixtures.ts'
-import { capturedLog, form, inject, signIn, tempStorage, testConfig, type CapturedLog } from '../helper.ts'
+import { capturedLog, signIn, tempStorage, testConfig, type CapturedLog } from '../helper.ts'
 import type { CableApp } from '../cable/cable-helper.ts'
+import { post as postMessage } from '../routes/messages/support.ts'
 
 // An app with the fixture cast and its webhook options, listening on loopback (for real
 // sockets), its log kept; and the few things the webhook tests do with it.
@@ -55,10 +56,7 @@ export async function startWebhookApp(t: TestContext, options: { webhooks?: Webh
     log,
     cable,
     async post(name, roomId, body) {
-      const request = form({ 'message[body]': body })
-      const response = await inject(app, await cookie(name), {
-        method: 'POST', url: `/rooms/${roomId}/messages`, payload: request.payload, headers: { ...request.headers, accept: 'text/vnd.turbo-stream.html' },
-      })
+      const response = await postMessage(app, await cookie(name), roomId, body)
       const id = /data-message-id="(\d+)"/.exec(response.body)?.[1]
       return { status: response.statusCode, messageId: Number(id ?? 0) }
     },
