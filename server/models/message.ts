@@ -42,6 +42,8 @@ export function messages(db: Connection) {
   const deleteBody = db.prepare("DELETE FROM action_text_rich_texts WHERE record_type = 'Message' AND record_id = ?")
   const deleteBoosts = db.prepare('DELETE FROM boosts WHERE message_id = ?')
   const deleteRow = db.prepare('DELETE FROM messages WHERE id = ?')
+  // The bot API's X-Total-Count; pages themselves never count (message/pagination.ts).
+  const countInRoom = db.prepare<[number], number>('SELECT count(*) FROM messages WHERE room_id = ?').pluck()
   const lastByCreator = db.prepare<[number, number], MessageRow>(
     `SELECT ${COLUMNS} FROM messages WHERE room_id = ? AND creator_id = ? ORDER BY created_at DESC, id DESC LIMIT 1`,
   )
@@ -49,6 +51,7 @@ export function messages(db: Connection) {
   return {
     find: (id: number): MessageRow | undefined => find.get(id),
     findInRoom: (id: number, roomId: number): MessageRow | undefined => findInRoom.get(id, roomId),
+    countInRoom: (roomId: number): number => countInRoom.get(roomId) ?? 0,
     body: (id: number): string | null => body.get(id) ?? null,
     lastByCreator: (roomId: number, creatorId: number): MessageRow | undefined => lastByCreator.get(roomId, creatorId),
 

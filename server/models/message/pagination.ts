@@ -26,11 +26,9 @@ export function pagination(db: Connection) {
      ORDER BY updated_at DESC, id DESC LIMIT ?`,
   )
 
-  const total = db.prepare<[number], number>('SELECT count(*) FROM messages WHERE room_id = ?').pluck()
 
   return {
     // How many messages the room has in all (the bot API's X-Total-Count, as upstream counts).
-    total: (roomId: number): number => total.get(roomId) ?? 0,
     // The newest page, oldest first.
     lastPage: (roomId: number, size = PAGE_SIZE): MessageRow[] => newest.all(roomId, size).reverse(),
     pageBefore: (m: MessageRow, size = PAGE_SIZE): MessageRow[] => before.all(m.room_id, m.created_at, m.created_at, m.id, size).reverse(),

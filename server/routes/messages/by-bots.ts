@@ -38,7 +38,7 @@ export default async function byBots(app: FastifyInstance, options: { config: Co
       let next: string | null = null
       if (rows.length > 0 && after !== undefined) next = m.messagePages.pageAfter(rows.at(-1)!, 1).length > 0 ? `after=${rows.at(-1)!.id}` : null
       else if (rows.length > 0) next = m.messagePages.pageBefore(rows[0]!, 1).length > 0 ? `before=${rows[0]!.id}` : null
-      return { room, total: m.messagePages.total(room.id), messages: m.messageDisplay.load(rows, [room]), next }
+      return { room, total: m.messages.countInRoom(room.id), messages: m.messageDisplay.load(rows, [room]), next }
     })
     if (!page) return head(reply, 404)
     reply.header('x-total-count', String(page.total))
