@@ -85,12 +85,9 @@ export default fp(
 
     function fanOut({ room, message, creator }: CreatedMessage): void {
       if (!pool || closing) return
-      const resolveUserId = (sgid: string): number | null => {
-        const found = app.signing.verifySignedGlobalId(sgid)
-        return found && found.model === 'User' && /^\d+$/.test(found.id) ? Number(found.id) : null
-      }
+      const verify = (sgid: string) => app.signing.verifySignedGlobalId(sgid)
       const { recipients, text } = app.store.read((m) => {
-        const mentioned = m.messagePusher.mentionedUserIds(message.id, resolveUserId)
+        const mentioned = m.messagePusher.mentionedUserIds(message.id, verify)
         return { recipients: m.messagePusher.recipients(room.id, creator.id, mentioned), text: m.messagePusher.plainText(message.id) }
       })
       if (recipients.length === 0) return

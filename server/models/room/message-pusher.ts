@@ -1,7 +1,7 @@
 import type { Connection } from '../database.ts'
 import { CONNECTION_TTL_MS } from '../membership.ts'
 import { ROOM_TYPES, type RoomRow } from '../room.ts'
-import { mentionedSgids } from '../rich-text/index.ts'
+import { mentionsIn, type VerifyGlobalId } from '../message/mentionee.ts'
 import { dbTimeFromDate } from '../../lib/time.ts'
 
 // Room::MessagePusher: who is told about a new message by Web Push, and what they are told.
@@ -57,12 +57,9 @@ export function messagePusher(db: Connection) {
     plainText: (messageId: number): string => plainText.get(messageId) ?? '',
     // A person's badge: how many of their rooms are unread.
     unreadCount: (userId: number): number => unreadCount.get(userId) ?? 0,
-    // The people a message's rich text mentions, by the sgids its attachments carry; the
-    // resolver verifies each (a forged or foreign sgid resolves to null).
-    mentionedUserIds(messageId: number, resolveUserId: (sgid: string) => number | null): number[] {
-      const html = body.get(messageId) ?? ''
-      if (!html.includes('sgid')) return []
-      return [...new Set(mentionedSgids(html).map(resolveUserId).filter((id): id is number => id !== null))]
+    // The people a message's rich text mentions (only sgids the server signed count).
+    mentionedUserIds(messageId: number, verify: VerifyGlobalId): number[] {
+      return [...new Set(mentionsIn(body.get(messageId) ?? '', verify).values())]
     },
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { LRUCache } from 'lru-cache'
-import type { VerifyGlobalId } from '../../models/webhook/payload.ts'
+import type { VerifyGlobalId } from '../../models/message/mentionee.ts'
 
 // Reading mentions for webhooks: the same bots are mentioned again and again, so each sgid's
 // signature is checked once (a bounded cache); and a reply's mentions are shown by name.

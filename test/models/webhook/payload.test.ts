@@ -3,7 +3,8 @@ import assert from 'node:assert/strict'
 import { buildTestApp } from '../../helper.ts'
 import { rooms, users } from '../../fixtures.ts'
 import { mentionAttachmentHtml, mentionedSgids, OPENGRAPH_CONTENT_TYPE, sanitizeBody } from '../../../server/models/rich-text/index.ts'
-import { attachmentSgids, mentionsIn, messageBasis, webhookJson, withoutMention } from '../../../server/models/webhook/payload.ts'
+import { attachmentSgids, mentionsIn } from '../../../server/models/message/mentionee.ts'
+import { messageBasis, webhookJson, withoutMention } from '../../../server/models/webhook/payload.ts'
 import { postMessage, postMessageWithAttachment } from '../../../server/models/message/posting.ts'
 
 test('only mentions the server signed count, each sgid once, embeds left out', async (t) => {
