@@ -10,7 +10,6 @@ export default async function closeds(app: FastifyInstance) {
   const sharedRoom = roomFinder(app, 'shared')
 
   function form(request: FastifyRequest, reply: FastifyReply, room: RoomRow | null, name: string, picked?: number[], status = 200, error?: string) {
-    const user = request.user!
     const candidates = app.store.read((m) => m.roomMemberships.candidates(room?.id ?? null))
     const isPicked = (c: { id: number; selected: number }) => (picked ? picked.includes(c.id) : c.selected === 1)
     const data = {
@@ -18,7 +17,6 @@ export default async function closeds(app: FastifyInstance) {
       name,
       selectedUsers: candidates.filter(isPicked),
       unselectedUsers: candidates.filter((c) => !isPicked(c)),
-      canAdminister: canAdminister(user, room),
       backPath: backPath(app, request),
       error,
     }

@@ -10,10 +10,9 @@ export default async function opens(app: FastifyInstance) {
   const sharedRoom = roomFinder(app, 'shared')
 
   function form(request: FastifyRequest, reply: FastifyReply, room: RoomRow | null, name: string, status = 200, error?: string) {
-    const user = request.user!
     const users = app.store.read((m) => m.roomMemberships.candidates(null))
     const shown = room && { ...room, type: ROOM_TYPES.open }
-    const data = { room: shown, name, users, canAdminister: canAdminister(user, room), backPath: backPath(app, request), error }
+    const data = { room: shown, name, users, backPath: backPath(app, request), error }
     return reply.view(room ? 'rooms/opens/edit' : 'rooms/opens/new', data, status)
   }
 
