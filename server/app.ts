@@ -12,8 +12,10 @@ import webPush, { type WebPushOptions } from './plugins/web-push.ts'
 import database from './plugins/database.ts'
 import errors from './plugins/errors.ts'
 import passwords from './plugins/passwords.ts'
+import video from './plugins/video.ts'
 import security from './plugins/security.ts'
 import views from './plugins/views.ts'
+import browserGate from './plugins/browser-gate.ts'
 import compression from './plugins/compression.ts'
 import pageCache from './plugins/page-cache.ts'
 import serverTiming from './plugins/server-timing.ts'
@@ -63,8 +65,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(database, { config })
   await app.register(security, { config })
   await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost })
+  await app.register(video, { config })
   await app.register(auth, { config })
   await app.register(views, { config })
+  await app.register(browserGate)
   await app.register(pageCache, { config })
   await app.register(cable, options.cable ?? {})
   await app.register(messageListeners)

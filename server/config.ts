@@ -31,6 +31,9 @@ export interface Config {
   // Whether bots' webhooks may reach loopback and private networks
   // (CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES=allow|deny, default allow; see server/lib/webhook-request.ts).
   readonly webhookPrivateAddresses: 'allow' | 'deny'
+  // The programs video posters and sizes come from (FFMPEG_PATH, FFPROBE_PATH; default: found on PATH).
+  readonly ffmpegPath: string
+  readonly ffprobePath: string
 }
 
 // The cache switches (README, "Caching"): defaults are the fast settings; the others are the
@@ -76,6 +79,8 @@ export function loadConfig(env: Env = process.env): Config {
     passwordWorkers: readPositive(env.JOB_CONCURRENCY, 2),
     cache: readCache(env),
     webhookPrivateAddresses: readChoice('CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES', env.CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES, ['allow', 'deny'] as const, 'allow'),
+    ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
+    ffprobePath: env.FFPROBE_PATH || 'ffprobe',
   })
 }
 

@@ -28,6 +28,12 @@ declare module '@hotwired/turbo' {
   export function setConfirmMethod(fn: (message: string) => Promise<boolean>): void
 }
 
+declare module 'highlight.js/lib/languages/*' {
+  import type { LanguageFn } from 'highlight.js'
+  const language: LanguageFn
+  export default language
+}
+
 declare module '@37signals/lexxy' {
   export function configure(options: Record<string, unknown>): void
 }

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 // Every file below a folder (none when it does not exist), depth first.
 export function listFiles(dir: string): string[] {
@@ -16,4 +16,9 @@ export function listFiles(dir: string): string[] {
 export function blobPath(filesRoot: string, key: string): string | null {
   if (!/^[A-Za-z0-9]{4,}$/.test(key)) return null
   return join(filesRoot, key.slice(0, 2), key.slice(2, 4), key)
+}
+
+// The disk service's root of a file laid out by blobPath (a variant is written beside its original).
+export function filesRootOf(path: string): string {
+  return dirname(dirname(dirname(path)))
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import sharp from 'sharp'
 
 // Image processing for avatars, logos and thumbnails, with sharp (libvips on libuv's pool, so
@@ -5,6 +6,13 @@ import sharp from 'sharp'
 // JPEG, PNG, GIF, WebP, TIFF, AVIF and HEIF; no BMP, ICO, PSD or SVG.
 
 export class ImageError extends Error {}
+
+// libvips' loaders are all blocked, then those of these formats let through again (upstream's
+// Vips.block_untrusted, and its variable types without BMP, ICO and PSD): an SVG, PDF or anything
+// ImageMagick would read is refused before a byte of it is parsed, whatever calls sharp.
+const LOADERS = ['Jpeg', 'Png', 'Nsgif', 'Webp', 'Tiff', 'Heif'].flatMap((format) => ['File', 'Buffer', 'Source'].map((from) => `VipsForeignLoad${format}${from}`))
+sharp.block({ operation: ['VipsForeignLoad'] })
+sharp.unblock({ operation: LOADERS })
 
 const DECODABLE = new Set(['jpeg', 'png', 'gif', 'webp', 'tiff', 'heif', 'avif'])
 // A decompression bomb is refused before it is decoded: 40 megapixels covers any camera.
@@ -15,6 +23,8 @@ export interface ImageInfo {
   format: string
   width: number
   height: number
+  // Frames of an animated GIF or WebP (1 for a still image).
+  pages: number
 }
 
 // What the bytes are, from their header; throws ImageError for anything we will not decode.
@@ -30,23 +40,52 @@ export async function probe(input: Buffer | string): Promise<ImageInfo> {
   if (!DECODABLE.has(format) || !metadata.width || !metadata.height) throw new ImageError('That file is not an image we can read.')
   if (metadata.width * metadata.height > MAX_INPUT_PIXELS) throw new ImageError('That image is too large.')
   const turned = (metadata.orientation ?? 1) >= 5
-  return { format, width: turned ? metadata.height : metadata.width, height: turned ? metadata.width : metadata.height }
+  return { format, width: turned ? metadata.height : metadata.width, height: turned ? metadata.width : metadata.height, pages: metadata.pages ?? 1 }
 }
 
 export type OutputFormat = 'webp' | 'png' | 'jpeg' | 'gif'
 
+// Decoding a large photo takes a libuv thread and a core for a good part of a second: at most
+// this many run at once (one core is left to the event loop), the rest wait their turn.
+const IMAGE_JOBS = Math.max(1, availableParallelism() - 1)
+let running = 0
+const waiting: (() => void)[] = []
+
+async function inImageSlot<T>(job: () => Promise<T>): Promise<T> {
+  if (running >= IMAGE_JOBS) await new Promise<void>((resolve) => waiting.push(resolve))
+  running++
+  try {
+    return await job()
+  } finally {
+    running--
+    waiting.shift()?.()
+  }
+}
+
 // Active Storage's resize_to_limit: fit within width × height, never enlarged, turned upright
 // by its EXIF orientation, with no metadata kept. The result's own size is answered with it.
-export async function resizeToLimit(input: Buffer | string, width: number, height: number, format: OutputFormat): Promise<{ bytes: Buffer; width: number; height: number }> {
-  await probe(input)
-  try {
-    const { data, info } = await sharp(input, INPUT)
-      .rotate()
-      .resize(width, height, { fit: 'inside', withoutEnlargement: true })
-      .toFormat(format)
-      .toBuffer({ resolveWithObject: true })
-    return { bytes: data, width: info.width, height: info.height }
-  } catch {
-    throw new ImageError('That image could not be processed.')
-  }
+// With `animated`, an animated GIF or WebP made into a GIF or WebP keeps its frames (when all of
+// them together are within the pixel limit; else its first frame is taken).
+export async function resizeToLimit(
+  input: Buffer | string,
+  width: number,
+  height: number,
+  format: OutputFormat,
+  options: { animated?: boolean } = {},
+): Promise<{ bytes: Buffer; width: number; height: number }> {
+  const image = await probe(input)
+  const animate = options.animated === true && image.pages > 1 && (format === 'gif' || format === 'webp') && image.width * image.height * image.pages <= MAX_INPUT_PIXELS
+  return inImageSlot(async () => {
+    try {
+      const { data, info } = await sharp(input, { ...INPUT, pages: animate ? -1 : 1 })
+        .rotate()
+        .resize(width, height, { fit: 'inside', withoutEnlargement: true })
+        .toFormat(format)
+        .toBuffer({ resolveWithObject: true })
+      const frames = animate ? image.pages : 1
+      return { bytes: data, width: info.width, height: Math.round(info.height / frames) }
+    } catch {
+      throw new ImageError('That image could not be processed.')
+    }
+  })
 }

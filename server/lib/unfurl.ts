@@ -1,3 +1,4 @@
+import { FXTWITTER_HOST, fxtwitterUrl } from './fxtwitter.ts'
 import { FETCH_TIMEOUT_MS, fetchContentType, fetchHtml, type FetchPolicy } from './opengraph-fetch.ts'
 import { parseOpengraph } from './opengraph-parse.ts'
 import { parsePublicUrl, resolveAllowed } from './private-network-guard.ts'
@@ -33,11 +34,12 @@ async function vettedUrl(raw: string | undefined, base: URL, policy: FetchPolicy
 
 // The OpenGraph card for a pasted URL, or null when there is nothing worth showing. Fetch errors
 // propagate; the caller logs them and answers 204. The page, DNS and the image check share one
-// time budget (policy.timeoutMs, 5 s by default).
+// time budget (policy.timeoutMs, 5 s by default). A twitter.com or x.com post is read from
+// fxtwitter.com (lib/fxtwitter.ts), and its card links to the post, never to fxtwitter.com.
 export async function unfurl(pasted: string, policy: FetchPolicy = {}, warn: UnfurlWarn = () => {}): Promise<Unfurled | null> {
   const deadline = Date.now() + (policy.timeoutMs ?? FETCH_TIMEOUT_MS)
   const remaining = (): FetchPolicy => ({ ...policy, timeoutMs: Math.max(1, deadline - Date.now()) })
-  const document = await fetchHtml(pasted, remaining())
+  const document = await fetchHtml(fxtwitterUrl(pasted) ?? pasted, remaining())
   const attributes = parseOpengraph(document.html)
   if (!attributes.title || !attributes.description) return null
 
@@ -53,5 +55,6 @@ export async function unfurl(pasted: string, policy: FetchPolicy = {}, warn: Unf
       warn('unfurl image check failed', { image: imageUrl.href, err: (err as Error).message })
     }
   }
-  return { title: attributes.title, url: canonical ? canonical.href : parsePublicUrl(pasted).href, image, description: attributes.description }
+  const link = canonical && canonical.hostname !== FXTWITTER_HOST ? canonical.href : parsePublicUrl(pasted).href
+  return { title: attributes.title, url: link, image, description: attributes.description }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { resizeToLimit, type OutputFormat } from './images.ts'
 import { generateBlobKey } from './uploads.ts'
@@ -9,6 +9,10 @@ export interface VariantSpec {
   width: number
   height: number
   format: OutputFormat
+  // The file's extension, when it is not the format's own name (a :thumb of a .jpg is a .jpg).
+  extension?: string
+  // An animated GIF or WebP keeps its frames (a message's thumbnail; not an avatar or a logo).
+  animated?: boolean
 }
 
 export interface VariantFile {
@@ -30,17 +34,23 @@ export function filenameBase(filename: string): string {
 // Processes an original into a variant (resize_to_limit, upright, no metadata) and writes it
 // where Active Storage's disk service keeps a blob, under a new key, described as Rails
 // describes a variant's blob (named after the original, with the variant's extension).
-// Throws ImageError when the original cannot be processed; nothing is written then.
+// Throws ImageError when the original cannot be processed; nothing is written then, nor when the
+// write itself fails (a partly written file is removed again).
 export async function writeVariant(filesRoot: string, source: Buffer | string, originalFilename: string, spec: VariantSpec): Promise<VariantFile> {
-  const { bytes, width, height } = await resizeToLimit(source, spec.width, spec.height, spec.format)
+  const { bytes, width, height } = await resizeToLimit(source, spec.width, spec.height, spec.format, { animated: spec.animated })
   const key = generateBlobKey()
   const path = blobPath(filesRoot, key)!
   await mkdir(dirname(path), { recursive: true })
-  await writeFile(path, bytes, { flag: 'wx' })
+  try {
+    await writeFile(path, bytes, { flag: 'wx' })
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EEXIST') await rm(path, { force: true })
+    throw error
+  }
   return {
     path,
     key,
-    filename: `${filenameBase(originalFilename)}.${spec.format}`,
+    filename: `${filenameBase(originalFilename)}.${spec.extension ?? spec.format}`,
     contentType: `image/${spec.format}`,
     byteSize: bytes.length,
     checksum: createHash('md5').update(bytes).digest('base64'),

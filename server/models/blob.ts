@@ -50,18 +50,25 @@ export function blobs(db: Connection) {
     deleteVariantRecords.run(blobId)
     return keys
   }
+  // A video's preview image (attached to its blob as 'preview_image'), with the image's variants.
+  const detachPreviews = db.prepare<[number], number>(
+    "DELETE FROM active_storage_attachments WHERE record_type = 'ActiveStorage::Blob' AND name = 'preview_image' AND record_id = ? RETURNING blob_id",
+  ).pluck()
+  // A blob nothing points at any more, and what hangs off it: its variants and preview image.
+  function purgeBlob(blobId: number): string[] {
+    const previewKeys = detachPreviews.all(blobId).flatMap((imageBlobId) => (attached.get(imageBlobId) !== undefined ? [] : purgeBlob(imageBlobId)))
+    const variantKeys = purgeVariants(blobId)
+    const key = deleteBlob.get(blobId)
+    return [...(key === undefined ? [] : [key]), ...variantKeys, ...previewKeys]
+  }
 
   return {
     // Detaches a record's files and deletes the blobs nothing else points at, with their
-    // variants; the keys of all their files are returned so the caller can delete the files
-    // once the transaction has committed. With a name, only that attachment (an avatar) goes.
+    // variants and preview images; the keys of all their files are returned so the caller can
+    // delete the files once the transaction has committed. With a name, only that attachment
+    // (an avatar) goes.
     purgeFrom(recordType: string, recordId: number, name: string | null = null): string[] {
-      return detach.all(recordType, recordId, name, name).flatMap((blobId) => {
-        if (attached.get(blobId) !== undefined) return []
-        const variantKeys = purgeVariants(blobId)
-        const key = deleteBlob.get(blobId)
-        return key === undefined ? variantKeys : [key, ...variantKeys]
-      })
+      return detach.all(recordType, recordId, name, name).flatMap((blobId) => (attached.get(blobId) !== undefined ? [] : purgeBlob(blobId)))
     },
     create(blob: NewBlob): number {
       return Number(insertBlob.run(blob.key, blob.filename, blob.contentType, JSON.stringify(blob.metadata), blob.byteSize, blob.checksum, dbTime()).lastInsertRowid)

@@ -5,6 +5,7 @@ import { bans } from './ban.ts'
 import { boosts } from './boost.ts'
 import { messages } from './message.ts'
 import { display } from './message/display.ts'
+import { messageAttachments } from './message/attachment.ts'
 import { pagination } from './message/pagination.ts'
 import { receiving } from './room/receiving.ts'
 import { memberships } from './membership.ts'
@@ -29,6 +30,7 @@ import { roles } from './user/role.ts'
 import { roster } from './user/roster.ts'
 import { logos } from './account/logo.ts'
 import { variants } from './blob/variants.ts'
+import { previews } from './blob/previews.ts'
 import { profiles } from './user/profile.ts'
 import { pushSubscriptions } from './push/subscription.ts'
 import { messagePusher } from './room/message-pusher.ts'
@@ -48,10 +50,12 @@ export function createModels(db: Connection) {
     boosts: boosts(db),
     blobs: blobs(db),
     blobVariants: variants(db),
+    blobPreviews: previews(db),
     profiles: profiles(db),
     pushSubscriptions: pushSubscriptions(db),
     messagePusher: messagePusher(db),
     messageDisplay: display(db),
+    messageAttachments: messageAttachments(db),
     messagePages: pagination(db),
     messages: messages(db),
     roomReceiving: receiving(db),

@@ -90,44 +90,13 @@ export default fp(
       reply.header('cache-control', 'public, max-age=31536000, immutable')
       return sendAsset(request.headers, reply, asset)
     })
-
-    // The PWA manifest: the account's name, its logo (or our icon), and shortcuts to a new room and the profile.
-    app.get('/webmanifest', { config: { allowUnauthenticated: true } }, webmanifest)
-    app.get('/webmanifest.json', { config: { allowUnauthenticated: true } }, webmanifest)
-    async function webmanifest(_request: unknown, reply: FastifyReply) {
-      const account = app.store.read((m) => m.accounts.first())
-      const name = account?.name ?? 'Campfire'
-      const [small, large] = [helpers.accountLogoPath(account, 'small'), helpers.accountLogoPath(account)]
-      return reply.type('application/manifest+json; charset=utf-8').header('cache-control', 'no-cache').send({
-        name,
-        short_name: name,
-        icons: [
-          { src: small, sizes: '192x192', type: 'image/png' },
-          { src: large, sizes: '512x512', type: 'image/png' },
-          { src: large, sizes: '512x512', type: 'image/png', purpose: 'maskable' },
-        ],
-        start_url: '/',
-        scope: '/',
-        display: 'standalone',
-        theme_color: '#ffffff',
-        background_color: '#ffffff',
-        shortcuts: [
-          { name: 'New chat room', url: '/rooms/opens/new' },
-          { name: 'My profile', url: '/users/me/profile' },
-        ],
-      })
-    }
-
-    // The service worker keeps one URL (its scope is the whole site) and is always rechecked.
-    app.get('/service-worker.js', { config: { allowUnauthenticated: true } }, async (request, reply) => {
-      reply.header('cache-control', 'no-cache').header('service-worker-allowed', '/')
-      return sendAsset(request.headers, reply, assets.file('service-worker.js')!)
-    })
   },
   { name: 'views', dependencies: ['database', 'auth'] },
 )
 
-function sendAsset(headers: Record<string, string | string[] | undefined>, reply: FastifyReply, asset: Asset): FastifyReply {
+// Sends a built asset, precompressed as the client accepts, revalidated by its etag (the assets
+// route, and the service worker at its fixed URL).
+export function sendAsset(headers: Record<string, string | string[] | undefined>, reply: FastifyReply, asset: Asset): FastifyReply {
   const accepted = String(headers['accept-encoding'] ?? '')
   reply.header('etag', asset.etag).header('vary', 'accept-encoding')
   if (headers['if-none-match'] === asset.etag) return reply.code(304).send()

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { blobPath as diskPath } from '../lib/files.ts'
 import { BLOB_MODEL, BLOB_PURPOSE, BLOB_ROUTE_PREFIX } from '../rendering/helpers/attachments.ts'
@@ -40,35 +40,47 @@ export function byteRange(header: string | undefined, size: number): { start: nu
   return { start, end }
 }
 
+// Sends a stored file with the headers every Active Storage file gets here: its type when it is
+// one we serve as itself (else application/octet-stream), inline only for media, nosniff, a
+// sandboxing CSP, private caching for an hour, and byte ranges. 404 when the file is missing.
+export async function sendStoredFile(
+  request: FastifyRequest<{ Querystring: { disposition?: string } }>,
+  reply: FastifyReply,
+  path: string | null,
+  file: { content_type: string | null; filename: string },
+): Promise<FastifyReply> {
+  const info = path ? await stat(path).catch(() => null) : null
+  if (!path || !info?.isFile()) return reply.sendError(404)
+  const stored = (file.content_type ?? '').toLowerCase()
+  const type = SERVABLE.test(stored) ? stored : 'application/octet-stream'
+  const disposition = INLINE.test(type) && request.query.disposition !== 'attachment' ? 'inline' : 'attachment'
+  reply
+    .header('content-type', type)
+    .header('content-disposition', contentDisposition(disposition, file.filename))
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'max-age=3600, private')
+    .header('content-security-policy', "default-src 'none'; sandbox")
+    .header('accept-ranges', 'bytes')
+  const range = byteRange(request.headers.range, info.size)
+  if (range === 'unsatisfiable') return reply.code(416).header('content-range', `bytes */${info.size}`).send()
+  if (range) {
+    return reply
+      .code(206)
+      .header('content-range', `bytes ${range.start}-${range.end}/${info.size}`)
+      .header('content-length', range.end - range.start + 1)
+      .send(createReadStream(path, range))
+  }
+  return reply.header('content-length', info.size).send(createReadStream(path))
+}
+
 // Rails redirects this to the disk service's short-lived URL; here it serves the file itself,
 // to members of the room of a message the blob is attached to (everyone else gets 404).
 export default async function blobs(app: FastifyInstance, options: { config: Config }) {
-  const serve = async (request: FastifyRequest<Params>, reply: import('fastify').FastifyReply) => {
+  const serve = async (request: FastifyRequest<Params>, reply: FastifyReply) => {
     const blobId = app.signing.verifySignedId(BLOB_MODEL, request.params.signed_id, BLOB_PURPOSE)
     const blob = blobId === undefined ? undefined : app.store.read((m) => m.blobs.findForViewer(blobId, request.user!.id))
-    const path = blob ? diskPath(options.config.filesPath, blob.key) : null
-    const info = path ? await stat(path).catch(() => null) : null
-    if (!blob || !path || !info?.isFile()) return reply.sendError(404)
-    const stored = (blob.content_type ?? '').toLowerCase()
-    const type = SERVABLE.test(stored) ? stored : 'application/octet-stream'
-    const disposition = INLINE.test(type) && request.query.disposition !== 'attachment' ? 'inline' : 'attachment'
-    reply
-      .header('content-type', type)
-      .header('content-disposition', contentDisposition(disposition, blob.filename))
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'max-age=3600, private')
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      .header('accept-ranges', 'bytes')
-    const range = byteRange(request.headers.range, info.size)
-    if (range === 'unsatisfiable') return reply.code(416).header('content-range', `bytes */${info.size}`).send()
-    if (range) {
-      return reply
-        .code(206)
-        .header('content-range', `bytes ${range.start}-${range.end}/${info.size}`)
-        .header('content-length', range.end - range.start + 1)
-        .send(createReadStream(path, range))
-    }
-    return reply.header('content-length', info.size).send(createReadStream(path))
+    if (!blob) return reply.sendError(404)
+    return sendStoredFile(request, reply, diskPath(options.config.filesPath, blob.key), blob)
   }
   app.get(`${BLOB_ROUTE_PREFIX}/:signed_id/*`, serve)
   app.get('/rails/active_storage/blobs/:signed_id/*', serve)

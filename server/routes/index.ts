@@ -6,6 +6,7 @@ import firstRuns from './first-runs.ts'
 import messages from './messages.ts'
 import botApi from './messages/bot-api.ts'
 import blobs from './blobs.ts'
+import representations from './representations.ts'
 import boosts from './messages/boosts.ts'
 import rooms from './rooms.ts'
 import refreshes from './rooms/refreshes.ts'
@@ -26,6 +27,7 @@ import botKeys from './account/bot-keys.ts'
 import customStyles from './account/custom-styles.ts'
 import logos from './account/logos.ts'
 import up from './up.ts'
+import pwa from './pwa.ts'
 import users from './users.ts'
 import welcome from './welcome.ts'
 import closeds from './rooms/closeds.ts'
@@ -67,6 +69,7 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(messages, { config: options.config })
   await app.register(botApi, { config: options.config })
   await app.register(blobs, { config: options.config })
+  await app.register(representations, { config: options.config })
   await app.register(boosts)
   await app.register(involvements)
   await app.register(opens)
@@ -75,6 +78,7 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(searches)
   await app.register(unfurlLinks)
   await app.register(qrCodes)
+  await app.register(pwa)
   await app.register(up)
   await app.register(cable)
 }

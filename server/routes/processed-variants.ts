@@ -2,24 +2,47 @@ import { rm } from 'node:fs/promises'
 import type { FastifyInstance } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { ImageError } from '../lib/images.ts'
-import { writeVariant } from '../lib/variant-files.ts'
+import { writeVariant, type VariantFile } from '../lib/variant-files.ts'
 import type { VariantBlob } from '../models/blob/variants.ts'
-import type { Variation } from '../models/blob/variations.ts'
+import { isVariable, type Variation } from '../models/blob/variations.ts'
 import { blobPath } from '../lib/files.ts'
 import type { OriginalBlob } from '../models/blob/attached-one.ts'
 
-// Active Storage's variable types (Campfire leaves out BMP, ICO and PSD): only these get a variant.
-const VARIABLE = /^image\/(png|gif|jpeg|pjpeg|tiff|webp|avif|heic|heif)$/
+export { isVariable }
 
-export function isVariable(contentType: string | null): boolean {
-  return VARIABLE.test(contentType ?? '')
+// Records a variant whose file is already written (VariantWithRecord#process's create_or_find):
+// its record, blob and 'image' attachment in one transaction. The file is removed again when the
+// write fails (which is rethrown) or another writer recorded the same variant first; either way
+// no blob row or file is left without the other.
+export async function recordVariant(app: FastifyInstance, originalId: number, variation: Variation, file: VariantFile): Promise<VariantBlob | null> {
+  const { path, ...blob } = file
+  const recorded = await app.store.write((m) => m.blobVariants.record(originalId, variation.digest, blob)).catch(async (error: unknown) => {
+    await rm(path, { force: true })
+    throw error
+  })
+  if (!recorded) await rm(path, { force: true })
+  return app.store.read((m) => m.blobVariants.find(originalId, variation.digest)) ?? null
 }
+
+export type ProcessedVariants = (original: OriginalBlob, variation: Variation) => Promise<VariantBlob | null>
+
+// One per app and files folder, shared by every route that shows variants (avatars, logos,
+// message thumbnails, video posters), so two requests for the same variant make it once.
+const processors = new WeakMap<FastifyInstance, Map<string, ProcessedVariants>>()
 
 // variant(...).processed: the variant's blob, made now when it has no record yet (a database
 // Rails wrote may have originals without variants). A second request for the same variant
 // while one is being made waits for it; an original that cannot be processed is remembered, so
 // it is not decoded again on every request.
-export function processedVariants(app: FastifyInstance, filesRoot: string) {
+export function processedVariants(app: FastifyInstance, filesRoot: string): ProcessedVariants {
+  let byRoot = processors.get(app)
+  if (!byRoot) processors.set(app, (byRoot = new Map()))
+  let processed = byRoot.get(filesRoot)
+  if (!processed) byRoot.set(filesRoot, (processed = variantProcessor(app, filesRoot)))
+  return processed
+}
+
+function variantProcessor(app: FastifyInstance, filesRoot: string): ProcessedVariants {
   const making = new Map<string, Promise<VariantBlob | null>>()
   const unprocessable = new LRUCache<string, true>({ max: 1000 })
 
@@ -35,13 +58,7 @@ export function processedVariants(app: FastifyInstance, filesRoot: string) {
       unprocessable.set(`${original.key}:${variation.digest}`, true)
       return null
     }
-    const { path, ...blob } = file
-    const recorded = await app.store.write((m) => m.blobVariants.record(original.id, variation.digest, blob)).catch(async (error: unknown) => {
-      await rm(path, { force: true })
-      throw error
-    })
-    if (!recorded) await rm(path, { force: true })
-    return app.store.read((m) => m.blobVariants.find(original.id, variation.digest)) ?? null
+    return recordVariant(app, original.id, variation, file)
   }
 
   return async function processed(original: OriginalBlob, variation: Variation): Promise<VariantBlob | null> {

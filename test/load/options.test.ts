@@ -45,6 +45,7 @@ const EXPECTED: Record<string, Record<string, string | null>> = {
   },
   'bench:webhooks': { bots: '100', posts: '200', warmup: '50', receiver: 'hang', 'server-dir': null, out: 'tmp/bench', 'no-pin': null, tsx: null },
   'bench:push': { subscribers: '1000', posts: '100', 'interval-ms': '200', modes: 'none,hang,accept', out: 'tmp/bench', 'no-pin': null },
+  'bench:uploads': { uploads: '20', megapixels: '12', uploaders: '2', route: 'room_show', clients: '16', warmup: '5', duration: '10', 'server-dir': null, out: 'tmp/bench', 'no-pin': null, tsx: null },
 }
 
 // package.json's `tsx test/load/<file>.ts [args]`, as a file and its fixed arguments.

@@ -400,4 +400,4 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main()
 
-export { hit, newSample, prepareContracts, type Target }
+export { hit, newSample, prepareContracts, prepareTarget, type Options as RouteOptions, type Target }

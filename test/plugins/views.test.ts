@@ -39,18 +39,3 @@ test('the sound cards and icons are assets too', async (t) => {
   assert.equal(card.statusCode, 200)
   assert.match(card.body, /^<svg [^>]*width="103" height="50"/)
 })
-
-test('the service worker and the web manifest keep fixed URLs and are always rechecked', async (t) => {
-  const { app } = await buildTestApp(t)
-  const worker = await app.inject({ url: '/service-worker.js' })
-  assert.equal(worker.statusCode, 200)
-  assert.equal(worker.headers['cache-control'], 'no-cache')
-  assert.match(worker.body, /notificationclick/)
-  const manifest = await app.inject({ url: '/webmanifest.json' })
-  assert.equal(manifest.statusCode, 200)
-  assert.equal(manifest.headers['cache-control'], 'no-cache')
-  const json = manifest.json() as { name: string; start_url: string; display: string; shortcuts: { url: string }[] }
-  assert.equal(json.start_url, '/')
-  assert.equal(json.display, 'standalone')
-  assert.deepEqual(json.shortcuts.map((s) => s.url), ['/rooms/opens/new', '/users/me/profile'])
-})

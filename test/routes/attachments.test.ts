@@ -62,8 +62,9 @@ function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name))
 }
 
+// The original's URL: an image's lightbox link (its <img> is the thumbnail), a video's src.
 function blobUrl(html: string): string {
-  const match = /src="(\/rails\/active_storage\/blobs\/redirect\/[^"]+)"/.exec(html)
+  const match = /(?:src|href)="(\/rails\/active_storage\/blobs\/redirect\/[^"?]+)"/.exec(html)
   assert.ok(match, 'a blob URL in the fragment')
   return match[1]!.replace(/&amp;/g, '&')
 }
@@ -78,7 +79,7 @@ test('uploading an image stores the blob, attaches it and renders it inline', as
 
   const message = one<{ id: number; creator_id: number }>(app, "SELECT id, creator_id FROM messages WHERE client_message_id = 'upload-1'")!
   assert.equal(message.creator_id, users.david.id)
-  const blob = one<BlobRow>(app, 'SELECT * FROM active_storage_blobs')!
+  const blob = one<BlobRow>(app, "SELECT * FROM active_storage_blobs WHERE id = (SELECT blob_id FROM active_storage_attachments WHERE record_type = 'Message')")!
   assert.match(blob.key, /^[a-z0-9]{28}$/)
   assert.equal(blob.filename, 'wide.png')
   assert.equal(blob.content_type, 'image/png')
@@ -86,16 +87,17 @@ test('uploading an image stores the blob, attaches it and renders it inline', as
   assert.equal(blob.byte_size, image.length)
   assert.equal(blob.checksum, createHash('md5').update(image).digest('base64'))
   assert.deepEqual(JSON.parse(blob.metadata), { identified: true, width: 1600, height: 400, analyzed: true })
-  const attachment = one<{ name: string; record_type: string; record_id: number; blob_id: number }>(app, 'SELECT name, record_type, record_id, blob_id FROM active_storage_attachments')!
+  const attachment = one<{ name: string; record_type: string; record_id: number; blob_id: number }>(app, "SELECT name, record_type, record_id, blob_id FROM active_storage_attachments WHERE record_type = 'Message'")!
   assert.deepEqual(attachment, { name: 'attachment', record_type: 'Message', record_id: message.id, blob_id: blob.id })
 
   const path = join(config.filesPath, blob.key.slice(0, 2), blob.key.slice(2, 4), blob.key)
   assert.deepEqual(readFileSync(path), image)
   assert.deepEqual(filesUnder(join(config.filesPath, 'tmp')), [], 'no temp files left')
 
-  // Fitted into 1200×800 (1200×300), drawn at half that width, lazy, in a lightbox link.
-  assert.match(response.body, /<a href="\/rails\/active_storage\/blobs\/redirect\/[^"]+\/wide\.png" class="flex" data-lightbox data-lightbox-filename="wide\.png"><img src="[^"]+" width="1200" height="300" class="message__attachment" loading="lazy" alt="wide\.png"><\/a>/)
-  assert.match(response.body, /style="width: 600px; aspect-ratio: 4;"/)
+  // Fitted into 1200×800 (1200×300), its thumbnail drawn at half that width (at most 420px),
+  // lazy, in a lightbox link to the original.
+  assert.match(response.body, /<a href="\/rails\/active_storage\/blobs\/redirect\/[^"]+\/wide\.png" class="flex" data-lightbox data-lightbox-filename="wide\.png"><img src="\/rails\/active_storage\/representations\/redirect\/[^"]+\/wide\.png" width="1200" height="300" class="message__attachment" loading="lazy" alt="wide\.png"><\/a>/)
+  assert.match(response.body, /style="width: 420px; aspect-ratio: 4;"/)
   // The actions menu offers Download (not a dead link).
   assert.match(response.body, /title="Download" aria-label="Download" href="\/rails\/active_storage\/blobs\/redirect\/[^"]+\/wide\.png\?disposition=attachment" download>/)
 
@@ -104,6 +106,9 @@ test('uploading an image stores the blob, attaches it and renders it inline', as
   const forJason = await get(app, jason, `/rooms/${hq}/messages/${message.id}`)
   const forDavid = await get(app, david, `/rooms/${hq}/messages/${message.id}`)
   assert.equal(blobUrl(forJason.body), blobUrl(forDavid.body))
+  const thumbUrl = (html: string) => /<img src="(\/rails\/active_storage\/representations\/[^"]+)"/.exec(html)?.[1]
+  assert.ok(thumbUrl(forDavid.body))
+  assert.equal(thumbUrl(forJason.body), thumbUrl(forDavid.body))
 
   const served = await get(app, jason, blobUrl(response.body))
   assert.equal(served.statusCode, 200)
@@ -167,8 +172,8 @@ test('HTML claiming to be a PNG is stored and served as an octet-stream download
   const response = await upload(app, david, hq, { filename: 'evil.png', type: 'image/png', data: html })
   assert.equal(response.statusCode, 200, response.body)
   assert.equal(one<BlobRow>(app, 'SELECT * FROM active_storage_blobs')!.content_type, 'application/octet-stream')
-  assert.doesNotMatch(response.body, /message__attachment/)
-  assert.match(response.body, /attachment__filename">evil\.png</)
+  assert.doesNotMatch(response.body, /class="message__attachment"/)
+  assert.match(response.body, /class="message__attachment-filename" title="evil\.png">evil\.png</)
   const url = /href="(\/rails\/active_storage\/blobs\/redirect\/[^"]+)" class="btn/.exec(response.body)![1]!.replace(/&amp;/g, '&')
   const served = await get(app, david, url.replace('?disposition=attachment', ''))
   assert.equal(served.statusCode, 200)
@@ -252,7 +257,7 @@ test('deleting an attachment message deletes its blob and file', async (t) => {
   assert.equal(response.statusCode, 200, response.body)
   const url = blobUrl(response.body)
   const id = one<{ id: number }>(app, 'SELECT id FROM messages ORDER BY id DESC LIMIT 1')!.id
-  assert.equal(filesUnder(config.filesPath).length, 1)
+  assert.equal(filesUnder(config.filesPath).length, 2, 'the image and its thumbnail')
   const deleted = await inject(app, david, { method: 'DELETE', url: `/rooms/${hq}/messages/${id}`, headers: { 'sec-fetch-site': 'same-origin', accept: 'text/vnd.turbo-stream.html' } })
   assert.equal(deleted.statusCode, 200, deleted.body)
   assert.equal(all(app, 'SELECT id FROM active_storage_blobs').length, 0)

@@ -150,6 +150,7 @@ test('fuzz: no route answers 5xx, logs an error or hangs, whatever malformed inp
       join: 'Ab12-Cd34-Ef56',
       redirect: signedBlob,
       blobs: signedBlob,
+      representations: signedBlob,
     }
     for (const fuzz of fuzzCases(route, { validParam: (owner) => valid[owner] ?? '1', validWildcard: 'a.txt' })) {
       const senders = UNSAFE_METHODS.has(route.method) && fuzz.family === 'body' ? [...SENDERS, ...UNSAFE_SENDERS] : SENDERS

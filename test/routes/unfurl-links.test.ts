@@ -7,6 +7,7 @@ import errors from '../../server/plugins/errors.ts'
 import body from '../../server/plugins/body.ts'
 import unfurlLinks, { UNFURLS_PER_MINUTE } from '../../server/routes/unfurl-links.ts'
 import { isPublicAddress } from '../../server/lib/private-network-guard.ts'
+import type { FetchPolicy } from '../../server/lib/opengraph-fetch.ts'
 import { buildTestApp, form, inject, sameOrigin, signIn } from '../helper.ts'
 
 const OG_PAGE = '<!doctype html><html><head><title>Local</title><meta property="og:title" content="Secret"><meta property="og:description" content="Internal"></head></html>'
@@ -103,4 +104,72 @@ test('the route answers the card as JSON when the guard is widened to a local se
   assert.match(String(response.headers['content-type']), /^application\/json/)
   assert.deepEqual(response.json(), { title: 'Café & co', url: `${base}/page`, image: `${base}/cover.webp`, description: 'A nice place' })
   assert.deepEqual(requests, ['GET /page', 'HEAD /cover.webp'])
+})
+
+// A real HTTP server on loopback standing in for fxtwitter.com (and x.com): names resolve to it
+// through the policy's lookup, and it records the Host each request was meant for.
+async function fxtwitterStandIn(t: TestContext) {
+  const requests: string[] = []
+  const lookups: string[] = []
+  const server = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.headers.host}${req.url}`)
+    if (req.url === '/media/pic.jpg') return res.writeHead(200, { 'content-type': 'image/jpeg' }).end()
+    const port = (server.address() as AddressInfo).port
+    // As fxtwitter.com's page: no charset in the content type, UTF-8 text, og:url on its own host.
+    res.writeHead(200, { 'content-type': 'text/html' }).end(
+      `<html><head><meta property="og:title" content="jack (@jack) 🐦"><meta property="og:description" content="just setting up my twttr"><meta property="og:image" content="/media/pic.jpg"><meta property="og:url" content="http://fxtwitter.com:${port}${req.url}"></head></html>`,
+    )
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+  const lookup = async (host: string) => {
+    lookups.push(host)
+    return [{ address: '127.0.0.1', family: 4 as const }]
+  }
+  return { port: (server.address() as AddressInfo).port, requests, lookups, lookup }
+}
+
+async function unfurlApp(t: TestContext, policy: FetchPolicy): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false })
+  t.after(() => app.close())
+  await app.register(errors)
+  await app.register(body)
+  await app.register(unfurlLinks, { policy })
+  return app
+}
+
+test('a post on twitter.com or x.com is fetched from fxtwitter.com, and its card links to the post', async (t) => {
+  const standIn = await fxtwitterStandIn(t)
+  const app = await unfurlApp(t, { lookup: standIn.lookup, isAllowed: (address) => address === '127.0.0.1' })
+  for (const host of ['x.com', 'twitter.com', 'www.twitter.com', 'mobile.twitter.com']) {
+    standIn.requests.length = 0
+    standIn.lookups.length = 0
+    const pasted = `http://${host}:${standIn.port}/jack/status/20?s=46`
+    const response = await app.inject({ method: 'POST', url: '/unfurl_link', payload: { url: pasted } })
+    assert.equal(response.statusCode, 200, host)
+    assert.deepEqual(response.json(), { title: 'jack (@jack) 🐦', url: pasted, image: `http://fxtwitter.com:${standIn.port}/media/pic.jpg`, description: 'just setting up my twttr' })
+    assert.deepEqual(standIn.requests, [`GET fxtwitter.com:${standIn.port}/jack/status/20?s=46`, `HEAD fxtwitter.com:${standIn.port}/media/pic.jpg`], host)
+    assert.ok(standIn.lookups.length > 0 && standIn.lookups.every((name) => name === 'fxtwitter.com'), `${host}: ${standIn.lookups.join(', ')}`)
+  }
+})
+
+test('a twitter.com or x.com link that is not a post is fetched from where it points', async (t) => {
+  const standIn = await fxtwitterStandIn(t)
+  const app = await unfurlApp(t, { lookup: standIn.lookup, isAllowed: (address) => address === '127.0.0.1' })
+  const response = await app.inject({ method: 'POST', url: '/unfurl_link', payload: { url: `http://x.com:${standIn.port}/jack` } })
+  assert.equal(response.statusCode, 200)
+  assert.equal(standIn.requests[0], `GET x.com:${standIn.port}/jack`)
+  assert.deepEqual(standIn.lookups.slice(0, 1), ['x.com'])
+})
+
+test('the fxtwitter.com fetch passes the same guard: resolving to a private address, nothing is fetched', async (t) => {
+  const standIn = await fxtwitterStandIn(t)
+  // The production rule (public addresses only), with names pointing at loopback.
+  const app = await unfurlApp(t, { lookup: standIn.lookup })
+  for (const url of [`http://x.com:${standIn.port}/jack/status/20`, `http://twitter.com:${standIn.port}/jack/status/20`]) {
+    const response = await app.inject({ method: 'POST', url: '/unfurl_link', payload: { url } })
+    assert.equal(response.statusCode, 204, url)
+  }
+  assert.deepEqual(standIn.lookups, ['fxtwitter.com', 'fxtwitter.com'])
+  assert.deepEqual(standIn.requests, [])
 })

@@ -1,7 +1,7 @@
 import { Controller } from '@hotwired/stimulus'
 import { renderStreamMessage } from '@hotwired/turbo'
 import { uuid } from '../helpers/html.ts'
-import { FileUploader } from '../models/file_uploader.ts'
+import { FileUploader, UploadFailed } from '../models/file_uploader.ts'
 import { unfurl } from '../models/unfurler.ts'
 import type MessagesController from './messages_controller.ts'
 
@@ -9,7 +9,10 @@ const TURBO_STREAM = 'text/vnd.turbo-stream.html'
 
 // The message composer: Enter sends (Shift+Enter is a new line, and with the formatting toolbar
 // open Enter is a new line too), the message shows at once as pending and is replaced by the
-// server's copy; files can be picked, pasted or dropped; a pasted link is unfurled.
+// server's copy; files can be picked, pasted or dropped (several at once), are listed above the
+// input until sent, and each goes out as its own message with its own pending copy and progress
+// bar, one upload at a time in the order listed; text typed with them is a message of its own, as
+// upstream's is. A pasted link is unfurled.
 export default class ComposerController extends Controller<HTMLFormElement> {
   static targets = ['clientid', 'fields', 'fileList', 'text']
   static classes = ['toolbar']
@@ -25,6 +28,9 @@ export default class ComposerController extends Controller<HTMLFormElement> {
   declare readonly hasMessagesOutlet: boolean
 
   private files: File[] = []
+  private readonly fileItems = new Map<File, { item: HTMLElement; previewUrl: string | null }>()
+  // Uploads go out one at a time, in the order they were sent, across sends.
+  private uploads: Promise<void> = Promise.resolve()
 
   connect(): void {
     this.textTarget.addEventListener('keydown', this.keydown, { capture: true })
@@ -38,8 +44,9 @@ export default class ComposerController extends Controller<HTMLFormElement> {
 
   submit(event?: Event): void {
     event?.preventDefault()
-    if (this.files.length > 0) void this.submitFiles()
+    if (this.fieldsTarget.disabled) return
     void this.submitMessage()
+    if (this.files.length > 0) this.submitFiles()
   }
 
   toggleToolbar(): void {
@@ -62,6 +69,11 @@ export default class ComposerController extends Controller<HTMLFormElement> {
 
   dropFiles(event: CustomEvent<{ files: File[] }>): void {
     this.addFiles(event.detail.files)
+  }
+
+  // Files dropped or pasted into the editor come to the file list, never into the text.
+  preventAttachment(event: Event): void {
+    event.preventDefault()
   }
 
   submitEnd(event: CustomEvent<{ success: boolean }>): void {
@@ -117,42 +129,90 @@ export default class ComposerController extends Controller<HTMLFormElement> {
     }
   }
 
-  private async submitFiles(): Promise<void> {
-    const files = this.files
-    this.files = []
-    this.fileListTarget.replaceChildren()
-    for (const file of files) {
-      const clientMessageId = uuid()
-      if (this.hasMessagesOutlet) await this.messagesOutlet.insertPendingMessage(clientMessageId, file.name)
-      const uploaded = await new FileUploader(file, this.element.action, clientMessageId).upload()
-      if (!uploaded && this.hasMessagesOutlet) this.messagesOutlet.failPendingMessage(clientMessageId)
+  private submitFiles(): void {
+    const sending = this.files.map((file) => ({ file, clientMessageId: uuid() }))
+    for (const file of [...this.files]) this.removeFile(file)
+    if (!this.hasMessagesOutlet) return
+    const messages = this.messagesOutlet
+    const shown = sending.map(({ file, clientMessageId }) => messages.insertPendingUpload(clientMessageId, file.name))
+    this.uploads = this.uploads.then(async () => {
+      await Promise.all(shown)
+      for (const { file, clientMessageId } of sending) await this.upload(messages, file, clientMessageId)
+    })
+  }
+
+  private async upload(messages: MessagesController, file: File, clientMessageId: string): Promise<void> {
+    try {
+      const uploader = new FileUploader(file, this.element.action, clientMessageId, (percent) => messages.updatePendingUpload(clientMessageId, percent))
+      renderStreamMessage(await uploader.upload())
+    } catch (error) {
+      messages.failPendingMessage(clientMessageId, error instanceof UploadFailed ? error.reason : null)
     }
   }
 
+  // The list above the input, sorted by name as upstream's is: a thumbnail for an image, an icon
+  // for anything else, and the name; clicking a file takes it off the list.
   private addFiles(files: File[]): void {
     for (const file of files) {
+      if (this.fileItems.has(file)) continue
+      const previewUrl = file.type.startsWith('image/') ? URL.createObjectURL(file) : null
       this.files.push(file)
-      const item = document.createElement('div')
-      item.className = 'composer__file btn btn--faux txt-small'
-      item.textContent = file.name
-      const remove = document.createElement('button')
-      remove.type = 'button'
-      remove.className = 'btn btn--borderless composer__file-remove'
-      remove.setAttribute('aria-label', `Remove ${file.name}`)
-      remove.textContent = '×'
-      remove.addEventListener('click', () => {
-        this.files = this.files.filter((f) => f !== file)
-        item.remove()
-      })
-      item.append(remove)
-      this.fileListTarget.append(item)
+      this.fileItems.set(file, { item: fileItem(file, previewUrl, () => this.removeFile(file)), previewUrl })
     }
+    this.files.sort((a, b) => a.name.localeCompare(b.name))
+    this.fileListTarget.replaceChildren(...this.files.map((file) => this.fileItems.get(file)!.item))
+  }
+
+  private removeFile(file: File): void {
+    const entry = this.fileItems.get(file)
+    this.files = this.files.filter((f) => f !== file)
+    this.fileItems.delete(file)
+    if (!entry) return
+    entry.item.remove()
+    if (entry.previewUrl) URL.revokeObjectURL(entry.previewUrl)
   }
 
   private reset(): void {
     this.textTarget.value = ''
     this.clientidTarget.value = ''
   }
+}
+
+function fileItem(file: File, previewUrl: string | null, remove: () => void): HTMLElement {
+  const item = document.createElement('button')
+  item.type = 'button'
+  item.className = 'btn btn--plain composer__file'
+  item.title = `Remove ${file.name}`
+  item.setAttribute('aria-label', `Remove ${file.name}`)
+  let thumbnail: HTMLElement
+  if (previewUrl) {
+    const image = document.createElement('img')
+    image.src = previewUrl
+    image.alt = ''
+    thumbnail = image
+  } else {
+    thumbnail = document.createElement('span')
+    const icon = document.createElement('span')
+    icon.className = 'icon icon--file'
+    icon.setAttribute('aria-hidden', 'true')
+    thumbnail.append(icon)
+  }
+  thumbnail.classList.add('composer__file-thumbnail')
+  const dot = file.name.lastIndexOf('.')
+  const caption = document.createElement('span')
+  caption.className = 'composer__file-caption txt-small'
+  const stem = document.createElement('span')
+  stem.className = 'composer__file-stem'
+  stem.textContent = dot > 0 ? file.name.slice(0, dot) : file.name
+  caption.append(stem)
+  if (dot > 0) caption.append(file.name.slice(dot))
+  const cross = document.createElement('span')
+  cross.className = 'composer__file-remove'
+  cross.setAttribute('aria-hidden', 'true')
+  cross.textContent = '×'
+  item.append(thumbnail, caption, cross)
+  item.addEventListener('click', remove)
+  return item
 }
 
 function usingTouchDevice(): boolean {

@@ -1,5 +1,6 @@
 import { Controller } from '@hotwired/stimulus'
 import { nextTick } from '../helpers/timing.ts'
+import { highlightCodeBlocks } from '../lib/code_highlighting.ts'
 import { ClientMessage } from '../models/client_message.ts'
 import { MessageFormatter } from '../models/message_formatter.ts'
 import { MessagePaginator } from '../models/message_paginator.ts'
@@ -34,6 +35,12 @@ export default class MessagesController extends Controller<HTMLElement> {
   private paginator!: MessagePaginator
   private scroll!: ScrollManager
   private clientMessage!: ClientMessage
+  // Whether the reader was at the newest message when they last scrolled: if so, the list stays
+  // there when it gets shorter (files listed above the composer, a taller composer, a keyboard).
+  private atBottom = false
+  private readonly resized = new ResizeObserver(() => {
+    if (this.atBottom) this.messagesTarget.scrollTop = this.messagesTarget.scrollHeight
+  })
 
   initialize(): void {
     this.formatter = new MessageFormatter({
@@ -55,16 +62,23 @@ export default class MessagesController extends Controller<HTMLElement> {
       void this.scroll.autoscroll(true)
     }
     this.messagesTarget.addEventListener('scroll', this.scrolled, { passive: true })
+    this.resized.observe(this.messagesTarget)
     this.paginator.monitor()
   }
 
   disconnect(): void {
     this.paginator.disconnect()
     this.messagesTarget.removeEventListener('scroll', this.scrolled)
+    this.resized.disconnect()
   }
 
   messageTargetConnected(message: HTMLElement): void {
     this.formatter.format(message)
+  }
+
+  // A message's body connects on page load, over the cable, with a page of history and after an edit.
+  bodyTargetConnected(body: HTMLElement): void {
+    highlightCodeBlocks(body)
   }
 
   // Actions
@@ -79,10 +93,14 @@ export default class MessagesController extends Controller<HTMLElement> {
     }
     event.detail.render = async (streamElement: Element) => {
       const scrolled = await this.scroll.autoscroll(false, async () => {
+        const soundMessageId = this.soundMessageId(stream)
+        const replaced = stream.getAttribute('action') === 'append' ? this.replaceInPlace(streamElement) : []
+        const appends = replaced.length === 0 || (streamElement.querySelector('template')?.content.childElementCount ?? 0) > 0
         await render(streamElement)
         await nextTick()
-        this.positionLastMessage()
-        this.playSoundForLastMessage(stream)
+        for (const message of replaced) this.formatter.formatNeighbourhood(message)
+        if (appends) this.positionLastMessage()
+        this.playSound(soundMessageId)
         this.paginator.trimExcessMessages(true)
       })
       if (!scrolled) this.showLatestButton()
@@ -112,21 +130,52 @@ export default class MessagesController extends Controller<HTMLElement> {
 
   // Outlet actions, called by the composer
 
-  async insertPendingMessage(clientMessageId: string, text: string): Promise<void> {
-    const message = this.clientMessage.render(clientMessageId, text)
+  insertPendingMessage(clientMessageId: string, text: string): Promise<void> {
+    return this.appendPending(this.clientMessage.render(clientMessageId, text))
+  }
+
+  insertPendingUpload(clientMessageId: string, filename: string): Promise<void> {
+    return this.appendPending(this.clientMessage.renderUpload(clientMessageId, filename))
+  }
+
+  updatePendingUpload(clientMessageId: string, percent: number): void {
+    this.clientMessage.progress(clientMessageId, percent)
+  }
+
+  failPendingMessage(clientMessageId: string, reason?: string | null): void {
+    this.clientMessage.failed(clientMessageId, reason)
+  }
+
+  // Private
+
+  private async appendPending(message: HTMLElement): Promise<void> {
     await this.scroll.autoscroll(true, async () => {
       this.messagesTarget.append(message)
       this.formatter.format(message)
     })
   }
 
-  failPendingMessage(clientMessageId: string): void {
-    this.clientMessage.failed(clientMessageId)
+  // The server's copy of a message already on the page (the pending copy, or the same message
+  // from the other of the post's answer and the room's broadcast) takes its place, where Turbo's
+  // append would move it to the end: files sent together keep their order as each one lands.
+  // Returns the messages placed; what is left in the stream is appended as usual.
+  private replaceInPlace(stream: Element): HTMLElement[] {
+    const template = stream.querySelector<HTMLTemplateElement>(':scope > template')
+    if (!template) return []
+    const placed: HTMLElement[] = []
+    for (const incoming of [...template.content.children] as HTMLElement[]) {
+      const existing = incoming.id ? this.messagesTarget.querySelector<HTMLElement>(`:scope > #${CSS.escape(incoming.id)}`) : null
+      if (!existing) continue
+      const message = document.importNode(incoming, true)
+      incoming.remove()
+      existing.replaceWith(message)
+      placed.push(message)
+    }
+    return placed
   }
 
-  // Private
-
   private scrolled = (): void => {
+    this.atBottom = this.scroll.nearBottom && this.paginator.upToDate
     if (this.hasLatestTarget && !this.latestTarget.hidden && this.scroll.nearBottom && this.paginator.upToDate) this.latestTarget.hidden = true
   }
 
@@ -158,12 +207,15 @@ export default class MessagesController extends Controller<HTMLElement> {
     this.formatter.format(last)
   }
 
-  private playSoundForLastMessage(stream: Element): void {
+  // The id of the message in a stream that carries a /play sound, read before the stream renders.
+  private soundMessageId(stream: Element): string | null {
     const template = stream.querySelector('template')
-    const sound = template?.content.querySelector<HTMLElement>('.sound[data-sound-name-value]')
-    if (!sound) return
-    const id = template!.content.querySelector<HTMLElement>('.message')?.id
-    const live = id ? document.getElementById(id)?.querySelector('.sound') : null
+    if (!template?.content.querySelector('.sound[data-sound-name-value]')) return null
+    return template.content.querySelector<HTMLElement>('.message')?.id || null
+  }
+
+  private playSound(messageId: string | null): void {
+    const live = messageId ? document.getElementById(messageId)?.querySelector('.sound') : null
     live?.dispatchEvent(new CustomEvent('messages:play', { bubbles: false }))
   }
 }

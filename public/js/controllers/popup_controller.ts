@@ -1,7 +1,9 @@
 import { Controller } from '@hotwired/stimulus'
 
-// A <details> menu: opens above its button when there is no room below, and closes on Esc, on
-// a click elsewhere, or when one of its actions is used.
+// A <details> menu: opens above its button when there is no room below and more room above, and
+// closes on Esc, on a click elsewhere, or when one of its actions is used. "Room" is what is
+// visible of the window and of the scrolling box the menu sits in; the larger side is given to the
+// menu as --popup-room, for a menu that scrolls rather than run off screen.
 export default class PopupController extends Controller<HTMLDetailsElement> {
   static targets = ['menu']
   static classes = ['orientationTop']
@@ -13,7 +15,26 @@ export default class PopupController extends Controller<HTMLDetailsElement> {
     if (!this.element.open || !this.hasMenuTarget) return
     this.element.classList.remove(this.orientationTopClass)
     const box = this.menuTarget.getBoundingClientRect()
-    if (box.bottom > window.innerHeight - 8) this.element.classList.add(this.orientationTopClass)
+    const visible = this.visibleBounds()
+    const anchor = this.element.getBoundingClientRect()
+    const below = visible.bottom - anchor.bottom - 8
+    const above = anchor.top - visible.top - 8
+    if (box.bottom > visible.bottom - 8 && above > below) this.element.classList.add(this.orientationTopClass)
+    this.element.style.setProperty('--popup-room', `${Math.max(above, below, 120)}px`)
+  }
+
+  // The window, cut down to the nearest ancestor that scrolls or clips.
+  private visibleBounds(): { top: number; bottom: number } {
+    let top = 0
+    let bottom = window.innerHeight
+    for (let node = this.element.parentElement; node && node !== document.body; node = node.parentElement) {
+      if (!/(auto|scroll|hidden|clip)/.test(getComputedStyle(node).overflowY)) continue
+      const rect = node.getBoundingClientRect()
+      top = Math.max(top, rect.top)
+      bottom = Math.min(bottom, rect.bottom)
+      break
+    }
+    return { top, bottom }
   }
 
   close(): void {

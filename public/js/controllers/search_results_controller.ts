@@ -1,4 +1,5 @@
 import { Controller } from '@hotwired/stimulus'
+import { highlightCodeBlocks } from '../lib/code_highlighting.ts'
 import { MessageFormatter } from '../models/message_formatter.ts'
 
 // Search results: formatted for the viewer without threading (each shows its author and room),
@@ -25,5 +26,6 @@ export default class SearchResultsController extends Controller<HTMLElement> {
 
   messageTargetConnected(message: HTMLElement): void {
     this.formatter.format(message)
+    highlightCodeBlocks(message)
   }
 }

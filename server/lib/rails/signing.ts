@@ -43,6 +43,7 @@ export class RailsSigning {
   private readonly legacySignedIds: MessageVerifier
   private readonly globalIds: MessageVerifier
   private readonly streams: MessageVerifier
+  private readonly activeStorage: MessageVerifier
 
   constructor(secretKeyBase: string) {
     const keys = new KeyGenerator(secretKeyBase)
@@ -64,6 +65,9 @@ export class RailsSigning {
       deserialize: jsonOrMarshalString,
     })
     this.streams = new MessageVerifier(keys.generateKey('turbo/signed_stream_verifier_key'), { digest: 'sha256', encoding: 'strict', metadataInSerializer: true })
+    // ActiveStorage.verifier (Rails.application.message_verifier("ActiveStorage")): MessageVerifier's
+    // defaults, SHA1 and strict Base64, with the JSON serializer of load_defaults 8.2.
+    this.activeStorage = new MessageVerifier(keys.generateKey('ActiveStorage'), { digest: 'sha1', encoding: 'strict', metadataInSerializer: true })
   }
 
   // cookies.signed.permanent[name] = value (the cookie jar keeps Rails' older envelope)
@@ -109,6 +113,18 @@ export class RailsSigning {
     if (verdict.valid) return typeof verdict.value === 'string' ? parseGlobalId(verdict.value) : null
     const legacy = this.globalIds.verify(sgid, { now })
     return legacy.valid ? legacyGlobalId(legacy.value, purpose, now) : null
+  }
+
+  // ActiveStorage::Variation#key: the transformations, signed for the purpose 'variation' (no
+  // expiry, so the URL is the same for every viewer and every render).
+  variationKey(transformations: Record<string, unknown>): string {
+    return this.activeStorage.generate(transformations, { purpose: 'variation' })
+  }
+
+  // ActiveStorage::Variation.decode: the transformations a key carries, or undefined.
+  verifyVariationKey(key: string): Record<string, unknown> | undefined {
+    const verdict = this.activeStorage.verify(key, { purpose: 'variation' })
+    return verdict.valid && verdict.value && typeof verdict.value === 'object' && !Array.isArray(verdict.value) ? (verdict.value as Record<string, unknown>) : undefined
   }
 
   // Turbo::StreamsChannel.signed_stream_name

@@ -25,6 +25,8 @@ export interface AttachmentDisplay {
   content_type: string | null
   byte_size: number
   metadata: string | null
+  // A video with a preview image (its first frame), so its poster can be shown.
+  preview: boolean
 }
 
 export interface MessageDisplay extends MessageRow {
@@ -50,8 +52,9 @@ export function display(db: Connection) {
   const boosts = db.prepare<[string], { id: number; message_id: number; content: string; booster_id: number }>(
     `SELECT id, message_id, content, booster_id FROM boosts WHERE message_id IN (${idsJson}) ORDER BY created_at, id`,
   )
-  const attachments = db.prepare<[string], AttachmentDisplay & { record_id: number }>(
-    `SELECT a.record_id, b.id AS blob_id, b.key, b.filename, b.content_type, b.byte_size, b.metadata
+  const attachments = db.prepare<[string], Omit<AttachmentDisplay, 'preview'> & { record_id: number; preview: number }>(
+    `SELECT a.record_id, b.id AS blob_id, b.key, b.filename, b.content_type, b.byte_size, b.metadata,
+       EXISTS (SELECT 1 FROM active_storage_attachments p WHERE p.record_type = 'ActiveStorage::Blob' AND p.name = 'preview_image' AND p.record_id = b.id) AS preview
      FROM active_storage_attachments a JOIN active_storage_blobs b ON b.id = a.blob_id
      WHERE a.record_type = 'Message' AND a.name = 'attachment' AND a.record_id IN (${idsJson})`,
   )
@@ -82,7 +85,7 @@ export function display(db: Connection) {
       const boostRows = boosts.all(ids)
       const personIds = new Set([...rows.map((m) => m.creator_id), ...boostRows.map((b) => b.booster_id)])
       const personById = new Map(people.all(JSON.stringify([...personIds])).map((p) => [p.id, p]))
-      const attachmentById = new Map(attachments.all(ids).map(({ record_id, ...a }) => [record_id, a]))
+      const attachmentById = new Map(attachments.all(ids).map(({ record_id, preview, ...a }) => [record_id, { ...a, preview: preview === 1 }]))
       const roomById = new Map(knownRooms.map((room) => [room.id, room]))
       const missingRooms = [...new Set(rows.map((m) => m.room_id))].filter((id) => !roomById.has(id))
       if (missingRooms.length > 0) for (const room of rooms.all(JSON.stringify(missingRooms))) roomById.set(room.id, room)

@@ -10,9 +10,11 @@ export function postMessage(models: Models, input: NewMessage): MessageRow {
 }
 
 // Message.create_with_attachment!: the blob, the message and the attachment joining them, in
-// the same transaction; the file is already on disk by then.
-export function postMessageWithAttachment(models: Models, input: NewMessage, blob: NewBlob): MessageRow {
+// the same transaction; the file is already on disk by then. `derived` records what was made
+// from the file (a video's preview image and poster) against the new blob, in that transaction.
+export function postMessageWithAttachment(models: Models, input: NewMessage, blob: NewBlob, derived?: (models: Models, blobId: number) => void): MessageRow {
   const blobId = models.blobs.create(blob)
+  derived?.(models, blobId)
   const message = models.messages.create(input)
   models.blobs.attach('attachment', 'Message', message.id, blobId)
   models.roomReceiving.receive(message)

@@ -44,9 +44,16 @@ const ATTACHMENT = {
   presentation: matching(/^[a-z-]*$/), caption: any, content: any,
 }
 
+// Lexxy marks a code block with the language picked for it (<pre data-language="ruby">); Lexxy's
+// Rails engine adds data-language to Action Text's allowed attributes, and the client highlights by it.
+const CODE_LANGUAGE = matching(/^[a-z0-9+#_-]{1,32}$/i)
+
 export const BODY_POLICY: Policy = {
   tags: ALLOWED_TAGS,
-  attributes: { '*': GLOBAL, a: { href: link }, blockquote: { cite: web }, del: { cite: web }, ins: { cite: web }, [ATTACHMENT_TAG]: ATTACHMENT },
+  attributes: {
+    '*': GLOBAL, a: { href: link }, blockquote: { cite: web }, del: { cite: web }, ins: { cite: web }, pre: { 'data-language': CODE_LANGUAGE },
+    [ATTACHMENT_TAG]: ATTACHMENT,
+  },
 }
 
 // An attachment's "content" is the editor's preview of it (a mention's avatar and name, an embed's card).

@@ -3,6 +3,7 @@ import { avatarPaths } from './avatars.ts'
 import { accountLogoPath, styleElementText } from './logos.ts'
 import { boostDomId, messageDomId, roomDomId, roomKey } from './dom.ts'
 import { epochMs, iso8601 } from './time.ts'
+import { translationsFor } from './translations.ts'
 import { isAllEmoji } from '../../models/rich-text/index.ts'
 import { latin1Html } from '../flat-string.ts'
 import { unreadClass } from '../unread-slots.ts'
@@ -38,6 +39,7 @@ export function createHelpers(signing: RailsSigning) {
     roomKey,
     signStreamName: (name: string) => signing.signStreamName(name),
     styleElementText,
+    translations: translationsFor,
     unreadClass,
   }
 }

@@ -1,6 +1,6 @@
 import { parseDbTime } from '../../lib/time.ts'
 
-export type LogoSize = 'large' | 'small'
+export type LogoSize = 'large' | 'small' | 'maskable'
 
 // Time#to_fs(:number) ("20260301120000", UTC) followed by the microseconds: upstream stops at
 // the second, so a logo replaced twice within one would keep its URL, and the cached old picture.
@@ -13,7 +13,7 @@ export function numberTime(value: string): string {
 // fresh_account_logo_path: /account/logo?size=small&v=<updated_at> (keys sorted, as to_query
 // writes them). The account's updated_at moves when the logo changes, so the URL can be cached.
 export function accountLogoPath(account: { updated_at: string } | null | undefined, size: LogoSize = 'large'): string {
-  const query = [size === 'small' ? 'size=small' : '', account ? `v=${numberTime(account.updated_at)}` : ''].filter(Boolean).join('&')
+  const query = [size === 'large' ? '' : `size=${size}`, account ? `v=${numberTime(account.updated_at)}` : ''].filter(Boolean).join('&')
   return query ? `/account/logo?${query}` : '/account/logo'
 }
 

@@ -1,30 +1,44 @@
 import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import type { Config } from '../../config.ts'
 import { projectPath } from '../../lib/paths.ts'
 import { LOGO_LARGE, LOGO_SMALL } from '../../models/blob/variations.ts'
 import { isAdministrator } from '../../models/user.ts'
 import { blobPath } from '../../lib/files.ts'
+import { maskableIcon } from '../../lib/maskable-icon.ts'
 import { resourceRoutes } from '../method-override.ts'
 import { processedVariants } from '../processed-variants.ts'
 import { removeBlobFiles } from '../users/avatar-upload.ts'
 
-// Our own campfire at both sizes (server/build/app-icons.ts), for an account without a logo.
+// Our own campfire at both sizes and as a maskable icon (server/build/app-icons.ts), for an
+// account without a logo.
 const STOCK = {
   large: { name: 'app-icon.png', bytes: readFileSync(projectPath('public', 'images', 'app-icon.png')) },
   small: { name: 'app-icon-192.png', bytes: readFileSync(projectPath('public', 'images', 'app-icon-192.png')) },
+  maskable: { name: 'app-icon-maskable.png', bytes: readFileSync(projectPath('public', 'images', 'app-icon-maskable.png')) },
 }
+
+type Size = keyof typeof STOCK
 
 type LogoRequest = FastifyRequest<{ Querystring: { size?: unknown } }>
 
 // Accounts::LogosController: the logo as a PNG for anyone (it is the favicon, the app icon and
-// the sign-in page's picture); administrators remove it.
+// the sign-in page's picture); administrators remove it. ?size=maskable is ours: the large logo
+// inside the safe zone of a white 512 square, for the web manifest's maskable icon. It is made
+// from the large variant on first request and kept in memory, keyed by that variant's blob.
 export default async function logos(app: FastifyInstance, options: { config: Config }) {
   const processed = processedVariants(app, options.config.filesPath)
+  const maskables = new LRUCache<string, Promise<Buffer | null>>({ max: 4 })
+  const maskable = (key: string, large: Buffer): Promise<Buffer | null> => {
+    let icon = maskables.get(key)
+    if (!icon) maskables.set(key, (icon = maskableIcon(large).catch(() => null)))
+    return icon
+  }
 
   app.get('/account/logo', { config: { allowUnauthenticated: true } }, async (request: LogoRequest, reply) => {
-    const size = request.query.size === 'small' ? 'small' : 'large'
+    const size: Size = request.query.size === 'small' || request.query.size === 'maskable' ? request.query.size : 'large'
     const found = app.store.read((m) => {
       const account = m.accounts.first()
       return account ? { account, original: m.logos.originalFor(account.id) } : null
@@ -39,7 +53,8 @@ export default async function logos(app: FastifyInstance, options: { config: Con
       const variant = await processed(found.original, size === 'small' ? LOGO_SMALL : LOGO_LARGE)
       const path = variant ? blobPath(options.config.filesPath, variant.key) : null
       const bytes = path ? await readFile(path).catch(() => null) : null
-      if (bytes) return sendPng(reply, variant!.key, bytes)
+      const icon = bytes && size === 'maskable' ? await maskable(variant!.key, bytes) : bytes
+      if (icon) return sendPng(reply, size === 'maskable' ? `${variant!.key}-maskable.png` : variant!.key, icon)
     }
     return sendPng(reply, STOCK[size].name, STOCK[size].bytes)
   })

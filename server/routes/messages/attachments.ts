@@ -4,12 +4,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../config.ts'
 import type { MessageRow } from '../../models/message.ts'
 import { postMessage, postMessageWithAttachment } from '../../models/message/posting.ts'
+import { prepareAttachment, recordDerivatives, recordPreview, removePrepared, type PreparedAttachment } from './attachment-processing.ts'
 import { BodyError, composeBody } from './body.ts'
 import { CLIENT_MESSAGE_ID } from './message-scoped.ts'
 import { readMultipart, UploadRefused, type MultipartMessage } from './multipart.ts'
 
-// A post from the composer's file upload (multipart): the file is stored first, then the
-// message and its attachment are written together; a refused post leaves no file behind.
+// A post from the composer's file upload (multipart): the file is stored first and an image's
+// thumbnail made from it, then the message and its attachment are written together, then the
+// thumbnail's variant record, all before the message is answered or announced (as
+// create_with_attachment! processes it synchronously); a refused post leaves no file behind.
 // Answers with the new message, or with the reply once an error has been sent.
 export async function postWithAttachment(
   app: FastifyInstance,
@@ -43,15 +46,16 @@ export async function postWithAttachment(
     return { error: reply.sendError(422, error.message) }
   }
   const input = { roomId: room.id, creatorId: request.user!.id, clientMessageId, ...body, plainText: body.plainText.trim() || filename }
+  let prepared: PreparedAttachment | null = null
+  let created: MessageRow
   try {
-    const created = await app.store.write((m) =>
-      upload
-        ? postMessageWithAttachment(m, input, { key: upload.key, filename, contentType: upload.contentType, metadata: upload.metadata, byteSize: upload.byteSize, checksum: upload.checksum })
-        : postMessage(m, input),
-    )
-    return { message: created }
+    prepared = upload ? await prepareAttachment(app, config.filesPath, upload, filename) : null
+    const attachment = prepared
+    created = await app.store.write((m) => (attachment ? postMessageWithAttachment(m, input, attachment.blob, (models, blobId) => recordPreview(models, blobId, attachment)) : postMessage(m, input)))
   } catch (error) {
-    await cleanup()
+    await (prepared ? removePrepared(prepared) : cleanup())
     throw error
   }
+  if (prepared) await recordDerivatives(app, created, prepared)
+  return { message: created }
 }

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { filesRootOf } from '../../lib/files.ts'
 import type { StoredUpload } from '../../lib/uploads.ts'
 import type { MessageRow } from '../../models/message.ts'
 import { postMessage, postMessageWithAttachment } from '../../models/message/posting.ts'
 import type { RoomRow } from '../../models/room.ts'
 import type { UserRow } from '../../models/user.ts'
 import { announceMessage, announceNewMessage } from './announce.ts'
+import { prepareAttachment, recordDerivatives, recordPreview, removePrepared } from './attachment-processing.ts'
 import { composeBody } from './body.ts'
 
 // What a bot posts: rich text (HTML, as upstream's `body: text`), or a file already stored
@@ -25,9 +27,10 @@ export interface BotPostOptions {
 export { BodyError } from './body.ts'
 
 // A bot's message is a message: written in one transaction with its rich text and search row
-// (and its attachment), then announced (broadcast, unread, page caches, listeners). Text that
-// cannot be a message (blank, too long, nested too deeply) throws a BodyError before anything
-// is written; a stored file is removed again if the write fails. Whether the bot may post in
+// (and its attachment, an image's thumbnail made first), then announced (broadcast, unread,
+// page caches, listeners). Text that cannot be a message (blank, too long, nested too deeply)
+// throws a BodyError before anything is written; a stored file is removed again if the write
+// fails. Whether the bot may post in
 // the room is the caller's to decide (the bot API checks membership; a webhook's bot was
 // mentioned or is in the ping).
 export async function postAsBot(app: FastifyInstance, bot: UserRow, room: RoomRow, post: BotPost, options: BotPostOptions = {}): Promise<MessageRow> {
@@ -39,13 +42,17 @@ export async function postAsBot(app: FastifyInstance, bot: UserRow, room: RoomRo
   } else {
     const { file, filename } = post
     const input = { roomId: room.id, creatorId: bot.id, clientMessageId, body: '', plainText: filename }
-    const blob = { key: file.key, filename, contentType: file.contentType, metadata: file.metadata, byteSize: file.byteSize, checksum: file.checksum }
-    try {
-      message = await app.store.write((m) => postMessageWithAttachment(m, input, blob))
-    } catch (error) {
+    const prepared = await prepareAttachment(app, filesRootOf(file.path), file, filename).catch(async (error: unknown) => {
       await rm(file.path, { force: true })
       throw error
+    })
+    try {
+      message = await app.store.write((m) => postMessageWithAttachment(m, input, prepared.blob, (models, blobId) => recordPreview(models, blobId, prepared)))
+    } catch (error) {
+      await removePrepared(prepared)
+      throw error
     }
+    await recordDerivatives(app, message, prepared)
   }
   options.request?.endPhase('write')
   const announcing = { triggersWebhooks: options.triggersWebhooks ?? true }

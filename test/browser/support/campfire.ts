@@ -18,9 +18,10 @@ export interface Campfire {
 
 // A real server process on a seeded temporary database (the development dataset: David, Jason,
 // JZ, Kevin, the busy "All Talk" room…), restartable on the same port.
-export async function startCampfire(t: { after: (fn: () => Promise<void> | void) => void }): Promise<Campfire> {
+// `settings` adds to the server's environment (say, CAMPFIRE_MAX_UPLOAD_MB).
+export async function startCampfire(t: { after: (fn: () => Promise<void> | void) => void }, settings: Record<string, string> = {}): Promise<Campfire> {
   const storage = mkdtempSync(join(tmpdir(), 'campfire-browser-'))
-  const env = { CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, DISABLE_SSL: 'true', LOG_LEVEL: 'warn' }
+  const env = { ...settings, CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, DISABLE_SSL: 'true', LOG_LEVEL: 'warn' }
   execFileSync(process.execPath, ['--import', 'tsx', 'test/load/seed.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'ignore' })
   const labels = JSON.parse(execFileSync('cat', [join(storage, 'db', 'labels.json')]).toString()) as Record<string, string | number>
   let server: ServerProcess = await startServer({ ...env, LOG_LEVEL: 'info' })

@@ -27,6 +27,13 @@ describe('sanitizeBody', () => {
     assert.equal(sanitizeBody(body), body)
   })
 
+  test('a Lexxy code block keeps the language picked for it, and only a language name', () => {
+    assert.equal(sanitizeBody('<pre data-language="ruby" data-highlight-language="ruby" spellcheck="false">def x<br>end</pre>'), '<pre data-language="ruby">def x<br>end</pre>')
+    assert.equal(sanitizeBody('<pre data-language="c++">int x;</pre>'), '<pre data-language="c++">int x;</pre>')
+    assert.equal(sanitizeBody('<pre data-language="x&quot; onclick=&quot;alert(1)">a</pre>'), '<pre>a</pre>')
+    assert.equal(sanitizeBody('<p data-language="ruby">not code</p>'), '<p>not code</p>')
+  })
+
   test('a mention attachment is stored as Action Text stores it', () => {
     const mention = mentionOf(DAVID_SGID, 'David')
     const stored = sanitizeBody(`<div>Hey ${mention}</div>`)

@@ -17,7 +17,8 @@ import { BENDER_KEY, botMessagesUrl, botRequest, CURL_FORM, locationId, messageC
 import { seed } from './support.ts'
 
 const run = promisify(execFile)
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cf000000030101009a8bd3b40000000049454e44ae426082', 'hex')
+// A valid 1×1 PNG (a corrupt one would be kept as a plain file, with no preview).
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 
 function listen(app: FastifyInstance): CreatedMessage[] {
   const heard: CreatedMessage[] = []

@@ -186,15 +186,25 @@ test('a rename shows on the next request of every cached page and fragment that 
   assert.equal(value<number>(app, 'SELECT count(*) FROM users WHERE name = ?', 'Dee Aitch'), 1)
 })
 
-test('the install steps show where the browser needs them: on an iPhone, not in desktop Chrome', async (t) => {
+test('the install steps suit the browser: Home Screen on an iPhone, the address bar in Edge, the menu on Android, the Dock in Safari, none in desktop Firefox', async (t) => {
   const { app } = await buildTestApp(t)
   const cookie = await signIn(app, 'jz')
-  const page = (ua: string) => inject(app, cookie, { url: '/users/me/profile', headers: { 'user-agent': ua } })
-  const iphone = (await page('Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1')).body
-  assert.match(iphone, /<details class="pwa__instructions hide-in-pwa[^"]*" data-controller="pwa-install" data-pwa-install-prompting-class="pwa--can-install">/)
+  const page = async (ua: string) => (await inject(app, cookie, { url: '/users/me/profile', headers: { 'user-agent': ua } })).body
+  const iphone = await page('Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1')
+  assert.match(iphone, /<details class="pwa__instructions hide-in-pwa[^"]*" data-controller="pwa-install" data-pwa-install-prompting-class="pwa--can-install" data-install-steps="ios">/)
   assert.match(iphone, /Install Campfire as a web app\./)
-  assert.match(iphone, /Add to Home Screen/)
-  assert.match(iphone, /data-action="pwa-install#promptInstall">Install now</)
-  const chrome = (await page('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36')).body
-  assert.doesNotMatch(chrome, /pwa__instructions/)
+  assert.match(iphone, /To receive push notifications in Safari on an iPhone, you must install Campfire as a web app\./)
+  assert.match(iphone, /Tap <strong>Add to Home Screen<\/strong>/)
+  assert.match(iphone, /data-action="pwa-install#promptInstall"><span class="icon icon--install" aria-hidden="true"><\/span><span>Install now<\/span><\/button>/)
+  const edge = await page('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0')
+  assert.match(edge, /data-install-steps="desktop-chromium"/)
+  assert.match(edge, /App available<\/strong> at the end of Edge’s address bar/)
+  const chrome = await page('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36')
+  assert.match(chrome, /Install Campfire<\/strong> at the end of Chrome’s address bar/)
+  const android = await page('Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36')
+  assert.match(android, /<span class="for-screen-reader">More options<\/span><\/strong> menu button\.<\/li>\s*<li>Tap <strong>Install app<\/strong> in the menu\./)
+  const safari = await page('Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15')
+  assert.match(safari, /Click <strong>Add to Dock…<\/strong>/)
+  const firefox = await page('Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0')
+  assert.doesNotMatch(firefox, /pwa__instructions/)
 })
