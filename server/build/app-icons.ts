@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import { parseArgs } from 'node:util'
 import sharp from 'sharp'
 import { projectPath } from '../lib/paths.ts'
+import { runCommand } from './command.ts'
 
 // The stock icons /account/logo answers while the account has no logo of its own: our campfire
 // (public/images/campfire.svg) drawn at 512 and 192 pixels, and its maskable icon: the same
@@ -33,14 +33,4 @@ const USAGE = `Usage: npm run build:icons
 Options:
   -h, --help  print this help and exit`
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  let help = false
-  try {
-    help = parseArgs({ options: { help: { type: 'boolean', short: 'h' } } }).values.help === true
-  } catch (error) {
-    console.error(`build:icons: ${(error as Error).message}\n\n${USAGE}`)
-    process.exit(2)
-  }
-  if (help) console.log(USAGE)
-  else await drawAppIcons()
-}
+if (import.meta.url === `file://${process.argv[1]}`) await runCommand('build:icons', USAGE, drawAppIcons)

@@ -2,9 +2,9 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import sharp from 'sharp'
 import { projectPath } from '../lib/paths.ts'
+import { runCommand } from './command.ts'
 import { PWA_SCREENSHOTS, screenshotSize } from '../lib/pwa-screenshots.ts'
 import { CHROMIUM_PATH, ensureChromium } from './chromium.ts'
 
@@ -90,14 +90,4 @@ const USAGE = `Usage: npm run build:screenshots
 Options:
   -h, --help  print this help and exit`
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  let help = false
-  try {
-    help = parseArgs({ options: { help: { type: 'boolean', short: 'h' } } }).values.help === true
-  } catch (error) {
-    console.error(`build:screenshots: ${(error as Error).message}\n\n${USAGE}`)
-    process.exit(2)
-  }
-  if (help) console.log(USAGE)
-  else for (const path of await drawPwaScreenshots()) console.log(path)
-}
+if (import.meta.url === `file://${process.argv[1]}`) await runCommand('build:screenshots', USAGE, async () => { for (const path of await drawPwaScreenshots()) console.log(path) })

@@ -16,6 +16,8 @@ export interface VideoDerivatives {
   preview: { image: VariantFile; poster: VariantFile } | null
   // Why something is missing, for one log line; null when nothing is.
   problem: string | null
+  // ffprobe ran and could not read the file as a video.
+  unreadable?: true
 }
 
 async function writePreviewImage(filesRoot: string, jpeg: Buffer, videoFilename: string): Promise<VariantFile> {
@@ -42,7 +44,7 @@ export async function makeVideoDerivatives(video: VideoProcessor, filesRoot: str
       metadata = await video.probe(upload.path)
     } catch (error) {
       // ffprobe could not read it, so ffmpeg will not draw it either.
-      return { metadata: null, preview: null, problem: `not analysed: ${(error as Error).message}` }
+      return { metadata: null, preview: null, problem: `not analysed: ${(error as Error).message}`, unreadable: true }
     }
   }
   if (!video.canDrawFrames) return { metadata, preview: null, problem: null }

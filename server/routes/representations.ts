@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { blobPath as diskPath } from '../lib/files.ts'
+import { isVideoType } from '../lib/video.ts'
 import { filenameBase } from '../lib/variant-files.ts'
 import type { ServedBlob } from '../models/blob.ts'
 import { isVariable, thumbVariationFor, VIDEO_POSTER, type Variation } from '../models/blob/variations.ts'
@@ -9,8 +10,6 @@ import { sendStoredFile } from './blobs.ts'
 import { processedVariants } from './processed-variants.ts'
 
 type Params = { Params: { signed_blob_id: string; variation_key: string; '*': string }; Querystring: { disposition?: string } }
-
-const VIDEO_TYPES = /^video\/(mp4|webm|quicktime)$/
 
 // Whether a variation key's transformations are exactly those of a declared variation.
 function names(variation: Variation, transformations: Record<string, unknown>): boolean {
@@ -25,7 +24,7 @@ function variationFor(blob: ServedBlob, transformations: Record<string, unknown>
     const thumb = thumbVariationFor(blob)
     return names(thumb, transformations) ? { variation: thumb, poster: false } : null
   }
-  if (VIDEO_TYPES.test(blob.content_type ?? '') && names(VIDEO_POSTER, transformations)) return { variation: VIDEO_POSTER, poster: true }
+  if (isVideoType(blob.content_type) && names(VIDEO_POSTER, transformations)) return { variation: VIDEO_POSTER, poster: true }
   return null
 }
 

@@ -2,14 +2,15 @@
 // routes profile (room_show by default) is measured three times in one run on the same server:
 // alone, while --uploads large JPEGs (about --megapixels each, --uploaders at a time) are posted
 // into HQ, and alone again. Every read is validated against the route's contract, as in
-// bench:routes; every upload must answer with a message whose <img> is a thumbnail within
-// 1200×800, fetched and decoded; every acknowledged upload is audited in the database.
+// bench:routes; every upload must answer with a message whose <img> is a thumbnail (a
+// representation URL, not the original) within 1200×800, fetched and decoded; every
+// acknowledged upload is audited in the database (its variant record is there).
 //
 //   npm run bench:uploads
 //   npm run bench:uploads -- --uploads 20 --megapixels 12 --route room_show --clients 16
 //
-// Other options: --uploaders 2, --warmup 5, --duration 10 (seconds of each quiet phase), --server-dir DIR,
-// --tsx, --no-pin, --out DIR (tmp/bench). Saves tmp/bench/uploads-<stamp>.json.
+// Other options: --uploaders 2, --warmup 5, --duration 10 (seconds of each quiet phase),
+// --server-dir DIR, --tsx, --no-pin, --out DIR (tmp/bench). Saves tmp/bench/uploads-<stamp>.json.
 import BetterSqlite3 from 'better-sqlite3'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -83,8 +84,9 @@ async function upload(base: string, target: Target, photo: Photo, index: number)
     const ms = performance.now() - started
     if (response.status >= 300) return { ok: false, ms, reason: `status ${response.status}` }
     const id = /data-message-id="(\d+)"/.exec(html)?.[1]
-    const src = /<img[^>]* src="([^"]+)"/.exec(html)?.[1]?.replaceAll('&amp;', '&')
-    if (!id || !src) return { ok: false, ms, reason: `no message id or <img src> in the response (${response.status} ${response.headers.get('content-type')}): ${html.slice(0, 300)}` }
+    // The attachment's <img> (the message's first image is its author's avatar).
+    const src = /<img src="([^"]+)"[^>]* class="message__attachment"/.exec(html)?.[1]?.replaceAll('&amp;', '&')
+    if (!id || !src || !src.includes('/representations/')) return { ok: false, ms, reason: `no message id or attachment <img src> in the response (${response.status} ${response.headers.get('content-type')}): ${html.slice(0, 300)}` }
     const image = await fetch(new URL(src, base), { headers: { cookie: target.cookie } })
     const bytes = Buffer.from(await image.arrayBuffer())
     if (image.status !== 200) return { ok: false, ms, reason: `thumbnail status ${image.status}` }

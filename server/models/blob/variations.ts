@@ -77,9 +77,9 @@ export function thumbVariationFor(blob: { filename: string; content_type: string
 // in its blob's metadata, under this key: its header names more pixels than we decode, or it
 // could not be read. Rails keeps unknown metadata keys as they are.
 export const UNPREVIEWABLE_KEY = 'campfire_unpreviewable'
-export type Unpreviewable = 'too_large' | 'unreadable'
+export type Unpreviewable = 'too_large' | 'unreadable' | 'unplayable'
 
 export function unpreviewable(metadata: Record<string, unknown>): Unpreviewable | null {
   const reason = metadata[UNPREVIEWABLE_KEY]
-  return reason === 'too_large' || reason === 'unreadable' ? reason : null
+  return reason === 'too_large' || reason === 'unreadable' || reason === 'unplayable' ? reason : null
 }

@@ -1,4 +1,5 @@
 import type { RailsSigning } from '../../lib/rails/signing.ts'
+import { isVideoType } from '../../lib/video.ts'
 import { isVariable, thumbVariationFor, THUMBNAIL_MAX_HEIGHT, THUMBNAIL_MAX_WIDTH, unpreviewable, VIDEO_POSTER, type Unpreviewable, type Variation } from '../../models/blob/variations.ts'
 import type { AttachmentDisplay } from '../../models/message/display.ts'
 import { escapeHtml } from '../templates.ts'
@@ -48,8 +49,6 @@ export function previewDimensions(size: { width: number; height: number } | null
   return { width: Math.max(1, Math.round(size.width * scale)), height: Math.max(1, Math.round(size.height * scale)) }
 }
 
-const VIDEO_TYPES = /^video\/(mp4|webm|quicktime)$/
-
 // inline_media_dimension_constraints: a box of the media's aspect ratio, half its preview width
 // and no wider than PREVIEW_MAX_WIDTH.
 function frame(size: { width: number; height: number } | null, inner: string): string {
@@ -62,6 +61,7 @@ function frame(size: { width: number; height: number } | null, inner: string): s
 const UNPREVIEWABLE_NOTES: Record<Unpreviewable, string> = {
   too_large: 'This image is too large to preview.',
   unreadable: 'This image can’t be previewed.',
+  unplayable: 'This video can’t be played here.',
 }
 
 // An attachment message's presentation (Messages::AttachmentPresentation): an image is its
@@ -79,7 +79,7 @@ export function renderAttachment(signing: RailsSigning, attachment: AttachmentDi
     const src = escapeHtml(representationPath(signing, attachment, thumbVariationFor(attachment)))
     return frame(size, `<a href="${url}" class="flex" data-lightbox data-lightbox-filename="${name}"><img src="${src}"${dimensions} class="message__attachment" loading="lazy" alt="${name}"></a>`)
   }
-  if (VIDEO_TYPES.test(type)) {
+  if (isVideoType(type)) {
     const poster = attachment.preview ? ` poster="${escapeHtml(representationPath(signing, attachment, VIDEO_POSTER))}"` : ''
     return frame(previewDimensions(imageMetadata(attachment)), `<video src="${url}"${poster} controls preload="none" width="100%" height="100%" class="message__attachment"></video>`)
   }

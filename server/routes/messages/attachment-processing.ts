@@ -53,11 +53,14 @@ export async function prepareAttachment(app: FastifyInstance, filesRoot: string,
 }
 
 // The video half: its metadata (ffprobe) and its preview image and poster (ffmpeg, then sharp),
-// made now so that the message is announced with its poster. Without ffmpeg, or for a file it
-// cannot read, the video posts and plays without one (app.video logs why, in one line).
+// made now so that the message is announced with its poster. Without ffmpeg the video posts and
+// plays without one (app.video logs why, in one line); a file ffprobe cannot read as a video is
+// kept as a plain file, as an unreadable image is.
 async function prepareVideo(app: FastifyInstance, prepared: PreparedAttachment, upload: StoredUpload, filename: string): Promise<PreparedAttachment> {
   const video = await app.video.prepare(upload, filename)
   if (!video) return prepared
+  // ffprobe read it and found no video (random bytes, an HTML page claiming to be one): a file.
+  if (video.unreadable) return asFile(prepared, 'unplayable')
   const blob = video.metadata ? { ...prepared.blob, metadata: { ...prepared.blob.metadata, ...video.metadata } } : prepared.blob
   const { preview } = video
   return { ...prepared, blob, preview, paths: preview ? [...prepared.paths, preview.image.path, preview.poster.path] : prepared.paths }

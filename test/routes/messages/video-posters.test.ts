@@ -72,15 +72,18 @@ describe('a video posted to a room', SKIP_WITHOUT_FFMPEG, () => {
     for (const file of files) assert.ok(existsSync(blobPath(`${storage}/files`, file.key)!), `${file.filename} is on disk`)
   })
 
-  test('that is random bytes named .mp4 still posts as a video, without a poster, with one log line', async (t) => {
+  test('that is random bytes named .mp4 posts as a plain file that says it cannot be played, with one log line', async (t) => {
     const log = capturedLog()
     const { app } = await buildTestApp(t, { logger: { level: 'warn', stream: log.stream } })
     const david = await signIn(app, 'david')
     const response = await postVideo(app, david, designers, { filename: 'broken.mp4', data: randomBytes(256 * 1024) })
     assert.equal(response.statusCode, 200)
-    const [video] = videos((await get(app, david, `/rooms/${designers}`)).body)
-    assert.ok(video, 'the message shows a video player')
-    assert.equal(video.poster, undefined)
+    const page = (await get(app, david, `/rooms/${designers}`)).body
+    assert.deepEqual(videos(page), [], 'no video player for what is not a video')
+    assert.match(page, /<span class="message__attachment-filename" title="broken\.mp4">broken\.mp4<\/span><span class="message__attachment-note txt-small">This video can’t be played here\.<\/span>/)
+    const stored = app.store.read((m) => m.db.prepare("SELECT content_type, metadata FROM active_storage_blobs WHERE filename = 'broken.mp4'").get()) as { content_type: string; metadata: string }
+    assert.equal(stored.content_type, 'application/octet-stream')
+    assert.equal(JSON.parse(stored.metadata).campfire_unpreviewable, 'unplayable')
     assert.equal(log.lines.filter((line) => /^video attachment/.test(line.msg ?? '')).length, 1)
     assert.deepEqual(log.errors, [])
     const counts = app.store.read((m) => m.db.prepare("SELECT COUNT(*) FROM active_storage_blobs WHERE content_type LIKE 'image/%'").pluck().get())
