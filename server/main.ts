@@ -1,5 +1,6 @@
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
+import { startImageThreads } from './lib/images.ts'
 
 function configOrExit(): Config {
   try {
@@ -17,6 +18,7 @@ const app = await buildApp({ config })
 if (config.secretKeyBaseSource === 'generated') app.log.warn('SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
 if (config.vapidProblem) app.log.warn(`Web Push is disabled: ${config.vapidProblem}`)
 if (app.video.problem) app.log.warn(app.video.problem)
+await startImageThreads()
 
 let closing = false
 async function shutdown(signal: string) {

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import sharp from 'sharp'
+import { lowerImageThreads } from './background-priority.ts'
 
 // Image processing for avatars, logos and thumbnails, with sharp (libvips on libuv's pool, so
 // the event loop never waits on it). Only the formats Campfire lets libvips load are decoded:
@@ -32,6 +33,7 @@ export async function probe(input: Buffer | string): Promise<ImageInfo> {
   let metadata: sharp.Metadata
   try {
     metadata = await sharp(input, INPUT).metadata()
+    lowerImageThreads()
   } catch (error) {
     if (/pixel limit/i.test((error as Error).message)) throw new ImageError('That image is too large.')
     throw new ImageError('That file is not an image we can read.')
@@ -45,8 +47,9 @@ export async function probe(input: Buffer | string): Promise<ImageInfo> {
 
 export type OutputFormat = 'webp' | 'png' | 'jpeg' | 'gif'
 
-// Decoding a large photo takes a libuv thread and a core for a good part of a second: at most
-// this many run at once (one core is left to the event loop), the rest wait their turn.
+// Decoding a large photo takes a core for a good part of a second: at most this many run at once
+// (one core is left to the event loop), the rest wait their turn, and libvips' threads run at
+// the lowest priority (lib/background-priority.ts), so requests go first on a busy core.
 const IMAGE_JOBS = Math.max(1, availableParallelism() - 1)
 let running = 0
 const waiting: (() => void)[] = []
@@ -57,6 +60,7 @@ async function inImageSlot<T>(job: () => Promise<T>): Promise<T> {
   try {
     return await job()
   } finally {
+    lowerImageThreads()
     running--
     waiting.shift()?.()
   }
@@ -88,4 +92,11 @@ export async function resizeToLimit(
       throw new ImageError('That image could not be processed.')
     }
   })
+}
+
+// libvips starts its threads with the first image it works on; one tiny image at boot starts
+// them, so they are lowered before the first real one.
+export async function startImageThreads(): Promise<void> {
+  await sharp({ create: { width: 64, height: 64, channels: 3, background: '#000' } }).resize(32, 32).png().toBuffer()
+  lowerImageThreads()
 }

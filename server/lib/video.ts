@@ -1,4 +1,5 @@
 import { execFile, type ExecFileException } from 'node:child_process'
+import { lowerProcess } from './background-priority.ts'
 import { BoundedQueue } from './bounded-queue.ts'
 
 // Video sizes and first frames, with Debian's ffprobe and ffmpeg run as child processes: never
@@ -76,7 +77,7 @@ interface RunOptions {
 // what happened in a line.
 export function runTool(program: string, args: string[], options: RunOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       program,
       args,
       { encoding: 'buffer', timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: options.maxBytes, signal: options.signal, windowsHide: true },
@@ -92,6 +93,8 @@ export function runTool(program: string, args: string[], options: RunOptions): P
         reject(new VideoError(`${name} failed (${error.signal ?? `exit ${error.code}`})${detail ? `: ${detail}` : ''}`))
       },
     )
+    // Requests go first: the program runs at the lowest priority (lib/background-priority.ts).
+    lowerProcess(child.pid)
   })
 }
 
