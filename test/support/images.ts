@@ -38,6 +38,19 @@ function pngChunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, body, sum])
 }
 
+// A real, valid greyscale PNG of the given size, made synchronously (all black).
+export function grayPng(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(width, 0)
+  ihdr.writeUInt32BE(height, 4)
+  ihdr[8] = 8 // bit depth
+  ihdr[9] = 0 // greyscale
+  const rows = Buffer.alloc((width + 1) * height) // each row: filter byte 0, then its pixels
+  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(rows)), pngChunk('IEND', Buffer.alloc(0))])
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+
 // A decompression bomb: a well-formed PNG whose header claims width × height (100000 × 100000
 // is ten gigapixels), with a little compressed data. Decoding it would take 30 GB.
 export function pngBomb(width = 100_000, height = 100_000): Buffer {
@@ -47,7 +60,7 @@ export function pngBomb(width = 100_000, height = 100_000): Buffer {
   ihdr[8] = 8 // bit depth
   ihdr[9] = 2 // truecolour
   return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    PNG_SIGNATURE,
     pngChunk('IHDR', ihdr),
     pngChunk('IDAT', deflateSync(Buffer.alloc(64 * 1024))),
     pngChunk('IEND', Buffer.alloc(0)),
