@@ -113,13 +113,24 @@ describe('sending files in a real browser', { skip: !chromiumAvailable() && 'chr
     assert.deepEqual(tab.problems, [])
   })
 
-  test('the lightbox opens the original photo, not its thumbnail', async () => {
+  test('the lightbox opens the original photo, not its thumbnail, and shares the original', async () => {
     const { page } = tab
     await page.locator(`#${sent['beach.jpg']} a[data-lightbox]`).click()
     const image = page.locator('dialog.lightbox[open] .lightbox__image')
     await image.waitFor()
     assert.ok((await image.getAttribute('src'))?.includes(BLOB), `lightbox src: ${await image.getAttribute('src')}`)
     assert.deepEqual(await naturalSize(image), { width: 3000, height: 2000 })
+    const share = page.locator('dialog.lightbox[open]').getByRole('button', { name: 'Share' })
+    await share.hover()
+    for (let click = 0; click < 3 && (await sharedCount(page)) === 0; click++) {
+      await share.click()
+      await page.waitForFunction((button) => !button.hasAttribute('aria-busy'), await share.elementHandle())
+    }
+    const shared = (await page.evaluate('window.shared.splice(0)')) as Shared[]
+    assert.equal(shared.length, 1, 'shared once')
+    assert.equal(shared[0]!.title, 'beach.jpg')
+    assert.deepEqual(shared[0]!.files.map((f) => [f.name, f.type]), [['beach.jpg', 'image/jpeg']])
+    assert.ok(shared[0]!.files[0]!.size > 100_000, `the original is shared, not the thumbnail (${shared[0]!.files[0]!.size} bytes)`)
     await page.getByRole('button', { name: 'Close' }).click()
     await page.locator('dialog.lightbox[open]').waitFor({ state: 'detached' })
   })

@@ -1,7 +1,8 @@
 import { Controller } from '@hotwired/stimulus'
 
 // The one <dialog class="lightbox"> in the layout: any link with data-lightbox opens its image
-// full size, with download and share.
+// full size, with download and share (the share button is a web-share controller, given the
+// image's URL, so the file is fetched before the click that shares it).
 export default class LightboxController extends Controller<HTMLElement> {
   static targets = ['dialog', 'image', 'download', 'share']
   declare readonly dialogTarget: HTMLDialogElement
@@ -24,26 +25,14 @@ export default class LightboxController extends Controller<HTMLElement> {
     this.imageTarget.alt = filename
     this.downloadTarget.href = url
     this.downloadTarget.download = filename
-    this.shareTarget.hidden = typeof navigator.canShare !== 'function'
-    this.shareTarget.dataset.url = url
+    this.shareTarget.dataset.webShareTitleValue = filename
+    this.shareTarget.dataset.webShareFilesValue = url
     this.dialogTarget.showModal()
   }
 
   close(): void {
     this.dialogTarget.close()
     this.imageTarget.removeAttribute('src')
-  }
-
-  async share(): Promise<void> {
-    const url = this.shareTarget.dataset.url
-    if (!url) return
-    try {
-      const blob = await (await fetch(url)).blob()
-      const file = new File([blob], this.imageTarget.alt || 'image', { type: blob.type })
-      await navigator.share(navigator.canShare({ files: [file] }) ? { files: [file] } : { url })
-    } catch {
-      // Sharing was cancelled or is unsupported.
-    }
   }
 
   private clicked = (event: MouseEvent): void => {
