@@ -23,7 +23,8 @@ export function generateBlobKey(): string {
 }
 
 // Types we store on the client's word; everything else (and images whose bytes don't match) is
-// kept as application/octet-stream. Images are recognised from their first bytes.
+// kept as application/octet-stream. Images are recognised from their first bytes (PNG, JPEG, GIF,
+// WebP and TIFF, and AVIF and HEIF/HEIC by their ISO brand).
 const CLIENT_TYPES = /^(text\/plain|text\/csv|application\/pdf|application\/zip|application\/gzip|audio\/(mpeg|mp4|ogg|wav|webm|aac)|video\/(mp4|webm|quicktime))$/
 
 export function sniffImage(head: Buffer): string | null {
@@ -31,7 +32,16 @@ export function sniffImage(head: Buffer): string | null {
   if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg'
   if (head.length >= 6 && /^GIF8[79]a$/.test(head.subarray(0, 6).toString('latin1'))) return 'image/gif'
   if (head.length >= 12 && head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp'
+  if (head.length >= 4 && ['II*\0', 'MM\0*'].includes(head.subarray(0, 4).toString('latin1'))) return 'image/tiff'
+  // An ISO media file (as MP4 is) whose major brand names a still image format.
+  if (head.length >= 12 && head.subarray(4, 8).toString('latin1') === 'ftyp') return ISO_IMAGE_BRANDS[head.subarray(8, 12).toString('latin1')] ?? null
   return null
+}
+
+const ISO_IMAGE_BRANDS: Record<string, string> = {
+  avif: 'image/avif', avis: 'image/avif',
+  heic: 'image/heic', heix: 'image/heic', heim: 'image/heic', heis: 'image/heic',
+  mif1: 'image/heif', msf1: 'image/heif',
 }
 
 export function chooseContentType(head: Buffer, claimed: string | undefined): string {

@@ -9,9 +9,9 @@ type Params = { Params: { signed_id: string; '*': string }; Querystring: { dispo
 
 // Served with their own type; anything else (HTML, SVG, XML, scripts, unknown) goes out as
 // application/octet-stream, as Active Storage's content_types_to_serve_as_binary does.
-const SERVABLE = /^(image\/(png|jpeg|gif|webp)|video\/(mp4|webm|quicktime)|audio\/(mpeg|mp4|ogg|wav|webm|aac)|text\/plain|text\/csv|application\/(pdf|zip|gzip))$/
+const SERVABLE = /^(image\/(png|jpeg|gif|webp|avif|tiff)|video\/(mp4|webm|quicktime)|audio\/(mpeg|mp4|ogg|wav|webm|aac)|text\/plain|text\/csv|application\/(pdf|zip|gzip))$/
 // Shown in the page rather than downloaded.
-const INLINE = /^(image\/(png|jpeg|gif|webp)|video\/(mp4|webm|quicktime)|audio\/(mpeg|mp4|ogg|wav|webm|aac))$/
+const INLINE = /^(image\/(png|jpeg|gif|webp|avif|tiff)|video\/(mp4|webm|quicktime)|audio\/(mpeg|mp4|ogg|wav|webm|aac))$/
 
 // RFC 6266: an ASCII fallback and the exact name as RFC 5987 UTF-8.
 export function contentDisposition(disposition: 'inline' | 'attachment', filename: string): string {

@@ -30,14 +30,18 @@ export interface PreparedAttachment {
 // page render here nor Rails, if the database moves, ever decodes it. Any other failure to make
 // the thumbnail (a disk error) is logged in one line and the message goes out without one; the
 // representation route makes it later.
+const SIZED_BY_LIBVIPS = /^image\/(tiff|avif|heic|heif)$/
+
 export async function prepareAttachment(app: FastifyInstance, filesRoot: string, upload: StoredUpload, filename: string): Promise<PreparedAttachment> {
   const blob: NewBlob = { key: upload.key, filename, contentType: upload.contentType, metadata: upload.metadata, byteSize: upload.byteSize, checksum: upload.checksum }
   const prepared: PreparedAttachment = { blob, thumb: null, paths: [upload.path] }
   if (isVideoType(upload.contentType)) return prepareVideo(app, prepared, upload, filename)
   if (!upload.contentType.startsWith('image/')) return prepared
   const { width, height } = upload.metadata as { width?: unknown; height?: unknown }
-  if (typeof width !== 'number' || typeof height !== 'number') return asFile(prepared, 'unreadable')
-  if (width * height > MAX_INPUT_PIXELS) return asFile(prepared, 'too_large')
+  const sized = typeof width === 'number' && typeof height === 'number'
+  // TIFF, AVIF and HEIF sizes are read by libvips from the header (probe, below), not by us.
+  if (!sized && !SIZED_BY_LIBVIPS.test(upload.contentType)) return asFile(prepared, 'unreadable')
+  if (sized && width * height > MAX_INPUT_PIXELS) return asFile(prepared, 'too_large')
   const variation = thumbVariationFor({ filename, content_type: upload.contentType })
   try {
     // The size as it is shown, turned by the EXIF orientation (as Rails' image analyzer reports it).

@@ -230,3 +230,39 @@ test('a bot’s image gets its thumbnail before its message is announced', async
   assert.equal(variant?.filename, 'chart.png')
   assert.deepEqual(JSON.parse(variant!.metadata), { identified: true, width: 1200, height: 800, analyzed: true })
 })
+
+test('TIFF and AVIF photos are recognised from their bytes and get a PNG thumbnail within 1200×800', async (t) => {
+  const { app } = await buildTestApp(t)
+  const david = await signIn(app, 'david')
+  for (const format of ['tiff', 'avif'] as const) {
+    const data = await sharp({ create: { width: 2400, height: 1800, channels: 3, background: '#2266aa' } }).toFormat(format).toBuffer()
+    const response = await upload(app, david, { filename: `scan.${format}`, type: 'application/octet-stream', data })
+    assert.equal(response.statusCode, 200, response.body)
+    const original = one<Row>(app, `SELECT * FROM active_storage_blobs WHERE filename = 'scan.${format}'`)!
+    assert.equal(original.content_type, `image/${format}`)
+    assert.deepEqual(JSON.parse(original.metadata), { identified: true, analyzed: true, width: 2400, height: 1800 })
+    const thumb = await get(app, david, thumbSrc(response.body))
+    assert.equal(thumb.statusCode, 200)
+    assert.equal(thumb.headers['content-type'], 'image/png')
+    const { width, height, format: made } = await sharp(thumb.rawPayload).metadata()
+    assert.deepEqual([made, width, height], ['png', 1067, 800])
+    const served = await get(app, david, lightboxHref(response.body))
+    assert.equal(served.headers['content-type'], `image/${format}`, 'the lightbox opens the original, shown inline')
+    assert.equal(served.rawPayload.length, data.length)
+  }
+})
+
+test('a HEIC that libvips cannot decode is posted as a plain file that says it cannot be previewed', async (t) => {
+  const { app } = await buildTestApp(t)
+  const david = await signIn(app, 'david')
+  const box = Buffer.alloc(24)
+  box.writeUInt32BE(24, 0)
+  box.write('ftypheic', 4, 'latin1')
+  box.write('mif1heic', 16, 'latin1')
+  const response = await upload(app, david, { filename: 'IMG_0001.HEIC', type: 'image/heic', data: Buffer.concat([box, Buffer.alloc(4096, 7)]) })
+  assert.equal(response.statusCode, 200, response.body)
+  const stored = one<Row>(app, "SELECT * FROM active_storage_blobs WHERE filename = 'IMG_0001.HEIC'")!
+  assert.equal(stored.content_type, 'application/octet-stream')
+  assert.equal(JSON.parse(stored.metadata)[UNPREVIEWABLE_KEY], 'unreadable')
+  assert.match(response.body, /<span class="message__attachment-note txt-small">This image can’t be previewed\.<\/span>/)
+})
