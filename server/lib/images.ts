@@ -47,6 +47,9 @@ export async function probe(input: Buffer | string): Promise<ImageInfo> {
 
 export type OutputFormat = 'webp' | 'png' | 'jpeg' | 'gif'
 
+// The content type of each format probe answers.
+export const IMAGE_CONTENT_TYPES: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', tiff: 'image/tiff', heif: 'image/heif', avif: 'image/avif' }
+
 // Decoding a large photo takes a core for a good part of a second: at most this many run at once
 // (one core is left to the event loop), the rest wait their turn, and libvips' threads run at
 // the lowest priority (lib/background-priority.ts), so requests go first on a busy core.
@@ -75,9 +78,10 @@ export async function resizeToLimit(
   width: number,
   height: number,
   format: OutputFormat,
-  options: { animated?: boolean } = {},
+  options: { animated?: boolean; probed?: ImageInfo } = {},
 ): Promise<{ bytes: Buffer; width: number; height: number }> {
-  const image = await probe(input)
+  // A caller that has probed the image already (to record its size) passes what it read.
+  const image = options.probed ?? (await probe(input))
   const animate = options.animated === true && image.pages > 1 && (format === 'gif' || format === 'webp') && image.width * image.height * image.pages <= MAX_INPUT_PIXELS
   return inImageSlot(async () => {
     try {

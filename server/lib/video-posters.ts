@@ -1,10 +1,6 @@
-import { createHash } from 'node:crypto'
-import { mkdir, rm, writeFile } from 'node:fs/promises'
-import { dirname } from 'node:path'
-import { MAX_INPUT_PIXELS, probe as probeImage } from './images.ts'
-import { blobPath } from './files.ts'
-import { generateBlobKey } from './uploads.ts'
-import { filenameBase, writeVariant, type VariantFile, type VariantSpec } from './variant-files.ts'
+import { rm } from 'node:fs/promises'
+import { MAX_INPUT_PIXELS, probe as probeImage, type ImageInfo } from './images.ts'
+import { filenameBase, writeBlobFile, writeVariant, type VariantFile, type VariantSpec } from './variant-files.ts'
 import { VideoError, type VideoMetadata, type VideoProcessor } from './video.ts'
 
 // What a video attachment gets when it is posted: its metadata (VideoAnalyzer's), and, where
@@ -20,21 +16,12 @@ export interface VideoDerivatives {
   unreadable?: true
 }
 
-async function writePreviewImage(filesRoot: string, jpeg: Buffer, videoFilename: string): Promise<VariantFile> {
-  const { width, height } = await probeImage(jpeg)
-  const key = generateBlobKey()
-  const path = blobPath(filesRoot, key)!
-  await mkdir(dirname(path), { recursive: true })
-  await writeFile(path, jpeg, { flag: 'wx' })
-  return {
-    path,
-    key,
+async function writePreviewImage(filesRoot: string, jpeg: Buffer, videoFilename: string, image: ImageInfo): Promise<VariantFile> {
+  return writeBlobFile(filesRoot, jpeg, {
     filename: `${filenameBase(videoFilename)}.jpg`,
     contentType: 'image/jpeg',
-    byteSize: jpeg.length,
-    checksum: createHash('md5').update(jpeg).digest('base64'),
-    metadata: { identified: true, width, height, analyzed: true },
-  }
+    metadata: { identified: true, width: image.width, height: image.height, analyzed: true },
+  })
 }
 
 export async function makeVideoDerivatives(video: VideoProcessor, filesRoot: string, upload: { path: string; filename: string }, poster: VariantSpec): Promise<VideoDerivatives> {
@@ -55,8 +42,9 @@ export async function makeVideoDerivatives(video: VideoProcessor, filesRoot: str
   let image: VariantFile | null = null
   try {
     const jpeg = await video.relevantFrame(upload.path)
-    image = await writePreviewImage(filesRoot, jpeg, upload.filename)
-    const made = await writeVariant(filesRoot, jpeg, image.filename, poster)
+    const frame = await probeImage(jpeg)
+    image = await writePreviewImage(filesRoot, jpeg, upload.filename, frame)
+    const made = await writeVariant(filesRoot, jpeg, image.filename, poster, frame)
     return { metadata, preview: { image, poster: made }, problem: null }
   } catch (error) {
     if (image) await rm(image.path, { force: true })

@@ -1,4 +1,4 @@
-import { ImageError, MAX_INPUT_PIXELS, probe } from '../../lib/images.ts'
+import { IMAGE_CONTENT_TYPES, ImageError, MAX_INPUT_PIXELS, probe } from '../../lib/images.ts'
 import type { StoredUpload } from '../../lib/uploads.ts'
 import { writeVariant } from '../../lib/variant-files.ts'
 import type { NewBlob } from '../../models/blob.ts'
@@ -14,22 +14,20 @@ export interface PreparedLogo {
   paths: string[]
 }
 
-const TYPES: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', tiff: 'image/tiff', heif: 'image/heif', avif: 'image/avif' }
-
 // Checks that an uploaded logo is an image we can read and makes both sizes now. Anything else
 // is refused with a 422, and every file written for it is removed again.
 export async function prepareLogo(filesRoot: string, upload: StoredUpload, filename: string): Promise<PreparedLogo> {
   const paths = [upload.path]
   try {
     const image = await probe(upload.path)
-    const { path: largePath, ...large } = await writeVariant(filesRoot, upload.path, filename, LOGO_LARGE)
+    const { path: largePath, ...large } = await writeVariant(filesRoot, upload.path, filename, LOGO_LARGE, image)
     paths.push(largePath)
-    const { path: smallPath, ...small } = await writeVariant(filesRoot, upload.path, filename, LOGO_SMALL)
+    const { path: smallPath, ...small } = await writeVariant(filesRoot, upload.path, filename, LOGO_SMALL, image)
     paths.push(smallPath)
     const original: NewBlob = {
       key: upload.key,
       filename,
-      contentType: upload.contentType.startsWith('image/') ? upload.contentType : (TYPES[image.format] ?? upload.contentType),
+      contentType: upload.contentType.startsWith('image/') ? upload.contentType : (IMAGE_CONTENT_TYPES[image.format] ?? upload.contentType),
       metadata: { identified: true, width: image.width, height: image.height, analyzed: true },
       byteSize: upload.byteSize,
       checksum: upload.checksum,

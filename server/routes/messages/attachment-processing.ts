@@ -46,7 +46,7 @@ export async function prepareAttachment(app: FastifyInstance, filesRoot: string,
   try {
     // The size as it is shown, turned by the EXIF orientation (as Rails' image analyzer reports it).
     const upright = await probe(upload.path)
-    const file = await writeVariant(filesRoot, upload.path, filename, variation)
+    const file = await writeVariant(filesRoot, upload.path, filename, variation, upright)
     const metadata = { ...upload.metadata, width: upright.width, height: upright.height }
     return { blob: { ...blob, metadata }, thumb: { variation, file }, paths: [...prepared.paths, file.path] }
   } catch (error) {

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises'
-import { ImageError, MAX_INPUT_PIXELS, probe } from '../../lib/images.ts'
+import { IMAGE_CONTENT_TYPES, ImageError, MAX_INPUT_PIXELS, probe } from '../../lib/images.ts'
 import type { StoredUpload } from '../../lib/uploads.ts'
 import { writeVariant } from '../../lib/variant-files.ts'
 import type { NewBlob } from '../../models/blob.ts'
@@ -14,16 +14,14 @@ export interface PreparedAvatar {
   paths: string[]
 }
 
-const TYPES: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', tiff: 'image/tiff', heif: 'image/heif', avif: 'image/avif' }
-
 // Checks that an uploaded avatar is an image we can read and makes its square now, so the first
 // request for it is quick. Anything else is refused with a 422, and the upload is removed.
 export async function prepareAvatar(filesRoot: string, upload: StoredUpload, filename: string): Promise<PreparedAvatar> {
   try {
     const image = await probe(upload.path)
-    const square = await writeVariant(filesRoot, upload.path, filename, AVATAR_SQUARE)
+    const square = await writeVariant(filesRoot, upload.path, filename, AVATAR_SQUARE, image)
     const { path: squarePath, ...squareBlob } = square
-    const contentType = upload.contentType.startsWith('image/') ? upload.contentType : (TYPES[image.format] ?? upload.contentType)
+    const contentType = upload.contentType.startsWith('image/') ? upload.contentType : (IMAGE_CONTENT_TYPES[image.format] ?? upload.contentType)
     const original: NewBlob = {
       key: upload.key,
       filename,
