@@ -40,6 +40,9 @@ export interface Config {
 // baselines the experiments compare against.
 export interface CacheConfig {
   readonly pageCache: boolean
+  // The viewer's shell (layout, nav, composer) of a room or search page, cached per person
+  // around the shared part (CAMPFIRE_SHELL_CACHE); it lives in the page cache's memory.
+  readonly shellCache: boolean
   readonly pageInvalidation: 'relevant' | 'commit'
   readonly fragmentKeys: 'shared' | 'viewer' | 'off'
   readonly fragmentKeySource: 'version' | 'content'
@@ -91,6 +94,7 @@ function readCache(env: Env): CacheConfig {
   const fragmentKeys = fragmentMb > 0 ? readChoice('CAMPFIRE_FRAGMENT_KEYS', env.CAMPFIRE_FRAGMENT_KEYS, ['shared', 'viewer', 'off'] as const, 'shared') : 'off'
   return Object.freeze({
     pageCache,
+    shellCache: pageCache && readChoice('CAMPFIRE_SHELL_CACHE', env.CAMPFIRE_SHELL_CACHE, ['on', 'off'] as const, 'on') === 'on',
     pageInvalidation: readChoice('CAMPFIRE_PAGE_CACHE_INVALIDATION', env.CAMPFIRE_PAGE_CACHE_INVALIDATION, ['relevant', 'commit'] as const, 'relevant'),
     fragmentKeys,
     fragmentKeySource: readChoice('CAMPFIRE_FRAGMENT_KEY_SOURCE', env.CAMPFIRE_FRAGMENT_KEY_SOURCE, ['version', 'content'] as const, 'version'),

@@ -98,6 +98,7 @@ test('the caches default to shared, version-keyed fragments and a relevance-awar
   const config = loadConfig({ CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) })
   assert.deepEqual(config.cache, {
     pageCache: true,
+    shellCache: true,
     pageInvalidation: 'relevant',
     fragmentKeys: 'shared',
     fragmentKeySource: 'version',
@@ -115,6 +116,9 @@ test('the cache switches select the baselines, budgets are in MB and 0 turns a c
   assert.equal(baseline.cache.pageCacheBytes, 8 * 1024 * 1024)
   assert.equal(baseline.cache.fragmentCacheBytes, 512 * 1024)
   assert.equal(loadConfig({ ...base, CAMPFIRE_PAGE_CACHE: 'off' }).cache.pageCache, false)
+  assert.equal(loadConfig({ ...base, CAMPFIRE_SHELL_CACHE: 'off' }).cache.shellCache, false)
+  assert.equal(loadConfig({ ...base, CAMPFIRE_PAGE_CACHE: 'off' }).cache.shellCache, false, 'the shell cache lives in the page cache')
+  assert.throws(() => loadConfig({ ...base, CAMPFIRE_SHELL_CACHE: 'sometimes' }), ConfigError)
   assert.equal(loadConfig({ ...base, CAMPFIRE_RESPONSE_CACHE_MB: '0' }).cache.pageCache, false)
   assert.equal(loadConfig({ ...base, CAMPFIRE_FRAGMENT_CACHE_MB: '0' }).cache.fragmentKeys, 'off')
   assert.throws(() => loadConfig({ ...base, CAMPFIRE_FRAGMENT_KEYS: 'everyone' }), ConfigError)

@@ -11,9 +11,12 @@ export interface RoomRow {
   creator_id: number
   created_at: string
   updated_at: string
+  // Moves (by trigger) whenever a message of the room appears, disappears or changes what it
+  // shows (migrations/003-cache-versions.sql).
+  content_version: number
 }
 
-const COLUMNS = 'rooms.id, rooms.name, rooms.type, rooms.creator_id, rooms.created_at, rooms.updated_at'
+const COLUMNS = 'rooms.id, rooms.name, rooms.type, rooms.creator_id, rooms.created_at, rooms.updated_at, rooms.content_version'
 
 export function rooms(db: Connection) {
   const insert = db.prepare('INSERT INTO rooms (name, type, creator_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')

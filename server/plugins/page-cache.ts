@@ -4,7 +4,8 @@ import type { CacheConfig, Config } from '../config.ts'
 import type { Models } from '../models/index.ts'
 import { acceptsGzip, deflatePart, gzipOf, identityOf } from '../rendering/gzip.ts'
 import { createMessageFragments, type MessageFragments } from '../rendering/message-fragments.ts'
-import { PageCache, type CachedPage } from '../rendering/page-cache.ts'
+import { PageCache, type CachedPage, type CachedShell } from '../rendering/page-cache.ts'
+import { splicedGzip } from '../rendering/shell-splice.ts'
 import { filledGzip, filledIdentity, type SlottedPage } from '../rendering/unread-slots.ts'
 
 declare module 'fastify' {
@@ -20,6 +21,8 @@ declare module 'fastify' {
     sendPage(page: CachedPage): FastifyReply
     sendSplicedPage(before: string, page: CachedPage, after: string): FastifyReply
     sendSlottedPage(page: SlottedPage, unread: ReadonlySet<number>): FastifyReply
+    // A cached shell joined with a cached part, for a client that takes gzip.
+    sendShellPage(shell: CachedShell, page: CachedPage): FastifyReply
   }
 }
 
@@ -53,6 +56,10 @@ export default fp(
       if (!acceptsGzip(this.request.headers['accept-encoding'])) return this.send(Buffer.concat([head, identityOf(page.part), tail]))
       const body = gzipOf([deflatePart(head, SHELL_LEVEL), page.part, deflatePart(tail, SHELL_LEVEL)])
       return this.header('content-encoding', 'gzip').send(body)
+    })
+
+    app.decorateReply('sendShellPage', function (this: FastifyReply, shell: CachedShell, page: CachedPage) {
+      return this.code(200).type(HTML).header('vary', 'accept-encoding').header('content-encoding', 'gzip').send(splicedGzip(shell, page.part))
     })
 
     app.decorateReply('sendSlottedPage', function (this: FastifyReply, page: SlottedPage, unread: ReadonlySet<number>) {

@@ -65,7 +65,9 @@ export default fp(
       const request = this.request
       const flash = readFlash(request.cookies[FLASH_COOKIE])
       if (request.cookies[FLASH_COOKIE]) this.clearCookie(FLASH_COOKIE, { path: '/' })
-      const account = app.store.read((m) => m.accounts.first())
+      // A page that read the account in its own read transaction passes it (a cached shell is
+      // keyed by what it was rendered from).
+      const account = 'account' in data ? data.account : app.store.read((m) => m.accounts.first())
       return eta.render(template, {
         ...data,
         h: helpers,

@@ -3,6 +3,8 @@ export type PageOutcome = 'hit' | 'miss' | 'off' | 'bypass' | 'none'
 
 export interface CacheStats {
   page: PageOutcome
+  // The viewer's shell around a cached part (room and search pages): 'none' on other pages.
+  shell: PageOutcome
   recordHits: number
   recordMisses: number
   fragmentHits: number
@@ -10,7 +12,7 @@ export interface CacheStats {
 }
 
 export function emptyCacheStats(): CacheStats {
-  return { page: 'none', recordHits: 0, recordMisses: 0, fragmentHits: 0, fragmentMisses: 0 }
+  return { page: 'none', shell: 'none', recordHits: 0, recordMisses: 0, fragmentHits: 0, fragmentMisses: 0 }
 }
 
 // `phases` are a route's own stages, in order, each with its duration in ms (a post's write,
@@ -18,6 +20,7 @@ export function emptyCacheStats(): CacheStats {
 export function serverTiming(stats: CacheStats, totalMs: number, phases: readonly (readonly [string, number])[] = []): string {
   return [
     `page;desc="${stats.page}"`,
+    ...(stats.shell === 'none' ? [] : [`shell;desc="${stats.shell}"`]),
     `records;desc="hits=${stats.recordHits} misses=${stats.recordMisses}"`,
     `fragments;desc="hits=${stats.fragmentHits} misses=${stats.fragmentMisses}"`,
     ...phases.map(([name, ms]) => `${name};dur=${ms.toFixed(2)}`),

@@ -56,12 +56,20 @@ export function identityOf(part: Part): Buffer {
 // One gzip member made of the parts in order: header, each part's deflate blocks, a final empty
 // block, then the CRC-32 and length of the whole (the CRCs are combined, not recomputed).
 export function gzipOf(parts: Part[]): Buffer {
+  return gzipMember(parts, crcOfParts(parts))
+}
+
+// The CRC-32 of the parts' bytes one after another.
+export function crcOfParts(parts: readonly Part[]): number {
   let crc = 0
+  for (const part of parts) crc = crc32Combine(crc, part.crc, part.length)
+  return crc
+}
+
+// The same, given the CRC of the whole (a caller that joins the same parts again keeps it).
+export function gzipMember(parts: readonly Part[], crc: number): Buffer {
   let length = 0
-  for (const part of parts) {
-    crc = crc32Combine(crc, part.crc, part.length)
-    length += part.length
-  }
+  for (const part of parts) length += part.length
   const trailer = Buffer.alloc(8)
   trailer.writeUInt32LE(crc >>> 0, 0)
   trailer.writeUInt32LE(length % 0x100000000, 4)
@@ -80,45 +88,45 @@ export function acceptsGzip(acceptEncoding: string | string[] | undefined): bool
 }
 
 // zlib's crc32_combine: the CRC of A followed by B from crc(A), crc(B) and len(B). An empty B
-// leaves A's CRC as it is (its own CRC is 0).
+// leaves A's CRC as it is (its own CRC is 0). As zlib 1.2.12 and later do it: crc(A) is
+// multiplied, modulo the CRC polynomial, by x^(8·len(B)), which is made from a table of
+// x^(2^n), one product per bit of the length (a few microseconds, not a matrix per call).
+const POLYNOMIAL = 0xedb88320
+
+// a·b modulo the polynomial, in the CRC's reflected bit order.
+function multiplyModP(a: number, b: number): number {
+  let m = 0x80000000
+  let product = 0
+  for (;;) {
+    if ((a & m) !== 0) {
+      product ^= b
+      if ((a & (m - 1)) === 0) break
+    }
+    m >>>= 1
+    b = b & 1 ? (b >>> 1) ^ POLYNOMIAL : b >>> 1
+  }
+  return product >>> 0
+}
+
+// X_TO_2_TO_THE[n] = x^(2^n) modulo the polynomial.
+const X_TO_2_TO_THE: number[] = []
+for (let n = 0, power = 0x40000000; n < 32; n++) {
+  X_TO_2_TO_THE.push(power)
+  power = multiplyModP(power, power)
+}
+
+// x^(n·2^k) modulo the polynomial.
+function xToTheModP(n: number, k: number): number {
+  let power = 0x80000000
+  while (n > 0) {
+    if (n % 2 === 1) power = multiplyModP(X_TO_2_TO_THE[k & 31]!, power)
+    n = Math.floor(n / 2)
+    k++
+  }
+  return power
+}
+
 export function crc32Combine(crc1: number, crc2: number, length2: number): number {
   if (length2 <= 0) return crc1 >>> 0
-  const even = new Array<number>(32)
-  const odd = new Array<number>(32)
-  odd[0] = 0xedb88320
-  let row = 1
-  for (let n = 1; n < 32; n++) {
-    odd[n] = row
-    row = (row << 1) >>> 0
-  }
-  square(even, odd)
-  square(odd, even)
-  let crc = crc1 >>> 0
-  let len = length2
-  do {
-    square(even, odd)
-    if (len % 2 === 1) crc = times(even, crc)
-    len = Math.floor(len / 2)
-    if (len === 0) break
-    square(odd, even)
-    if (len % 2 === 1) crc = times(odd, crc)
-    len = Math.floor(len / 2)
-  } while (len !== 0)
-  return (crc ^ crc2) >>> 0
-}
-
-function times(matrix: number[], vector: number): number {
-  let sum = 0
-  let i = 0
-  let v = vector >>> 0
-  while (v !== 0) {
-    if (v & 1) sum ^= matrix[i]!
-    v >>>= 1
-    i++
-  }
-  return sum >>> 0
-}
-
-function square(target: number[], matrix: number[]): void {
-  for (let n = 0; n < 32; n++) target[n] = times(matrix, matrix[n]!)
+  return (multiplyModP(xToTheModP(length2, 3), crc1 >>> 0) ^ crc2) >>> 0
 }

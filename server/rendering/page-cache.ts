@@ -8,16 +8,39 @@ export interface CachedPage {
   gzip: Buffer
 }
 
-// What the cache holds: whole pages (or shared parts), and sidebars with unread slots.
-type Stored = CachedPage | SlottedPage
+// A viewer's shell around a shared part: the compressed text before and after it, and the
+// CRC of the last whole page it was joined into (shell-splice.ts).
+export interface CachedShell {
+  head: Part
+  tail: Part
+  joined?: { part: Part; crc: number }
+}
+
+// Which shared part a person's search gave, and under what signature: while nothing they can
+// reach has changed, the search need not run again to find it (routes/searches.ts).
+export interface CachedResults {
+  partKey: string
+  signature: string
+  count: number
+}
+
+// What the cache holds: whole pages (or shared parts), sidebars with unread slots, shells, and
+// search results.
+type Stored = CachedPage | SlottedPage | CachedShell | CachedResults
 
 interface Entry {
   signature: string
+  // A cheaper version the entry was last found valid under, read in the same transaction as the
+  // signature was (a room's content_version for its message pages): while it stays the same,
+  // the signature need not be computed (findQuick).
+  quick?: string
   page: Stored
 }
 
 function bytesOf(page: Stored): number {
   if ('gzip' in page) return page.gzip.length
+  if ('head' in page) return page.head.deflated.length + page.tail.deflated.length
+  if ('partKey' in page) return page.partKey.length + page.signature.length
   // Each segment, plus room for the gzips of its fillings (unread-slots.ts keeps two).
   return page.segments.reduce((sum, part) => sum + 3 * part.deflated.length + 32, 0)
 }
@@ -65,12 +88,44 @@ export class PageCache {
     return undefined
   }
 
+  // The stored page if it was last found valid under `quick`, or if `signature()` (computed only
+  // then) still matches it, in which case `quick` is remembered for the next request. Call it in
+  // the read transaction that read both. A build under way is joined by find(), not here.
+  findQuick<T extends Stored = CachedPage>(key: string, quick: string, signature: () => string): { page: T } | { signature: string } {
+    const entry = this.entries.get(key)
+    if (entry && entry.quick === quick) {
+      this.stats.hits++
+      return { page: entry.page as T }
+    }
+    const current = signature()
+    if (entry && entry.signature === current) {
+      entry.quick = quick
+      this.stats.hits++
+      return { page: entry.page as T }
+    }
+    return { signature: current }
+  }
+
+  // The stored page if it was last found valid under `quick`, without computing anything else.
+  peekQuick<T extends Stored = CachedPage>(key: string, quick: string): T | undefined {
+    const entry = this.entries.get(key)
+    if (!entry || entry.quick !== quick) return undefined
+    this.stats.hits++
+    return entry.page as T
+  }
+
+  // Stores a shell (small, and compressed by the caller) or search results at once; `quick`
+  // as for findQuick.
+  store(key: string, signature: string, page: CachedShell | CachedResults, quick?: string): void {
+    this.entries.set(key, { signature, quick, page })
+  }
+
   // Compresses the rendered HTML once and stores it. Call it in the same tick as the find() that
   // missed, so a concurrent request finds the build under way. A string is compressed off the
   // main thread; pieces (message fragments) are written into one reused buffer and compressed
   // at once (deflatePieces), which costs less than making them one string.
-  admit(key: string, signature: string, html: string | readonly string[]): Promise<CachedPage> {
-    return this.build(key, signature, async () => {
+  admit(key: string, signature: string, html: string | readonly string[], quick?: string): Promise<CachedPage> {
+    return this.build(key, signature, quick, async () => {
       const part = typeof html === 'string' ? await deflatePartAsync(Buffer.from(html, 'utf8')) : deflatePieces(html)
       const gzip = gzipOf([part])
       return { part: partOfGzip(gzip, part.crc, part.length), gzip }
@@ -80,20 +135,20 @@ export class PageCache {
   // The same for a page with unread slots (unread-slots.ts): it is cut at its slots and each
   // segment is compressed once; requests fill the slots.
   admitSlotted(key: string, signature: string, html: string): Promise<SlottedPage> {
-    return this.build(key, signature, async () => {
+    return this.build(key, signature, undefined, async () => {
       const { segments, rooms } = cutAtSlots(html)
       return { segments: await Promise.all(segments.map((text) => deflatePartAsync(Buffer.from(text, 'utf8')))), rooms }
     })
   }
 
-  private build<T extends Stored>(key: string, signature: string, make: () => Promise<T>): Promise<T> {
+  private build<T extends Stored>(key: string, signature: string, quick: string | undefined, make: () => Promise<T>): Promise<T> {
     const flight = `${key}\0${signature}`
     const existing = this.inflight.get(flight)
     if (existing) return existing as Promise<T>
     this.stats.builds++
     const build = make()
       .then((page) => {
-        this.entries.set(key, { signature, page })
+        this.entries.set(key, { signature, quick, page })
         return page
       })
       .finally(() => this.inflight.delete(flight))

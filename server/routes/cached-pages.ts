@@ -2,24 +2,44 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Models } from '../models/index.ts'
 import type { MessageRow } from '../models/message.ts'
 import type { UserRow } from '../models/user.ts'
-import type { CachedPage } from '../rendering/page-cache.ts'
+import type { AccountRow } from '../models/account.ts'
+import type { CachedPage, CachedShell } from '../rendering/page-cache.ts'
+import { acceptsGzip } from '../rendering/gzip.ts'
+import { shellOf, shellSignature } from '../rendering/shell-splice.ts'
 
 // What a page handler found inside its read transaction: a cached page (or a build of it that is
 // under way), HTML it rendered to be cached, or HTML rendered with the page cache off.
 export type PageLookup =
   | { state: 'found'; page: CachedPage | Promise<CachedPage> }
-  | { state: 'rendered'; key: string; signature: string; html: string | string[] }
+  | { state: 'rendered'; key: string; signature: string; quick?: string; html: string | string[] }
   | { state: 'uncached'; html: string }
 
 // Inside store.read: finds the page valid for the current signature, or renders it.
-// `render` may give the page as pieces (message fragments, in order).
-export function findOrRender(app: FastifyInstance, models: Models, key: string, relevant: () => string, render: () => string | string[]): PageLookup {
+// `render` may give the page as pieces (message fragments, in order). `quick`, when given, is a
+// cheaper version read in the same transaction that moves whenever the page could (a room's
+// content_version): while it stays put, `relevant` is not computed (PageCache.findQuick).
+export function findOrRender(app: FastifyInstance, models: Models, key: string, relevant: () => string, render: () => string | string[], quick?: string): PageLookup {
   const cache = app.pageCache
   if (!cache) return { state: 'uncached', html: joined(render()) }
-  const signature = app.pageSignature(models, relevant)
+  let signature: string
+  if (quick !== undefined && app.cacheConfig.pageInvalidation === 'relevant') {
+    const found = cache.findQuick(key, quick, relevant)
+    if ('page' in found) return { state: 'found', page: found.page }
+    signature = found.signature
+  } else {
+    signature = app.pageSignature(models, relevant)
+  }
   const page = cache.find(key, signature)
   if (page) return { state: 'found', page }
-  return { state: 'rendered', key, signature, html: render() }
+  return { state: 'rendered', key, signature, quick, html: render() }
+}
+
+// Inside store.read, before anything else is read: the page if it was last found valid under
+// `quick` (see findOrRender), so a page that is still the same needs nothing more read.
+export function peekQuick(app: FastifyInstance, key: string, quick: string): PageLookup | null {
+  if (!app.pageCache || app.cacheConfig.pageInvalidation !== 'relevant') return null
+  const page = app.pageCache.peekQuick<CachedPage>(key, quick)
+  return page ? { state: 'found', page } : null
 }
 
 function joined(html: string | string[]): string {
@@ -33,7 +53,7 @@ async function settle(app: FastifyInstance, request: FastifyRequest, lookup: Exc
     return lookup.page
   }
   request.cacheStats.page = 'miss'
-  return app.pageCache!.admit(lookup.key, lookup.signature, lookup.html)
+  return app.pageCache!.admit(lookup.key, lookup.signature, lookup.html, lookup.quick)
 }
 
 export async function sendLookup(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, lookup: PageLookup): Promise<FastifyReply> {
@@ -44,17 +64,48 @@ export async function sendLookup(app: FastifyInstance, request: FastifyRequest, 
   return reply.sendPage(await settle(app, request, lookup))
 }
 
-// A page whose `messagesHtml` is a cached part (room, search): the viewer's shell is rendered
-// around it for each request and spliced with its compressed bytes, or, with the page cache
-// off, the whole page is rendered.
-export async function sendViewAround(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, template: string, data: Record<string, unknown>, part: PageLookup): Promise<FastifyReply> {
+// A page whose `messagesHtml` is a cached part (room, search): the viewer's shell around it is
+// the person's own. With the shell cache on, the shell is kept per person and page (`shellKey`)
+// with its compressed bytes, valid while every input of the template is the same (the page's
+// data, the person's row and the account, compared by a digest of them all), and a hit joins it
+// with the part's compressed bytes, rendering nothing. Without it, or for a response with a
+// flash or without gzip, the shell is rendered for the request and spliced with the part; with
+// the page cache off, the whole page is rendered.
+export interface ShellPage {
+  template: string
+  // Who and which page: the person's id, and what names the page (room and anchor, or query).
+  key: string
+  data: Record<string, unknown>
+  account: AccountRow | null
+}
+
+export async function sendViewAround(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, shell: ShellPage, part: PageLookup): Promise<FastifyReply> {
+  const data = { ...shell.data, account: shell.account }
   if (part.state === 'uncached') {
     request.cacheStats.page = 'off'
-    return reply.view(template, { ...data, messagesHtml: part.html })
+    request.cacheStats.shell = 'off'
+    return reply.view(shell.template, { ...data, messagesHtml: part.html })
   }
   const cached = await settle(app, request, part)
-  const [before, after] = splitAround(reply.renderView(template, { ...data, messagesHtml: PAGE_PART }), PAGE_PART)
-  return reply.sendSplicedPage(before, cached, after)
+  const cache = app.pageCache!
+  if (!app.cacheConfig.shellCache || hasFlash(request) || !acceptsGzip(request.headers['accept-encoding'])) {
+    request.cacheStats.shell = app.cacheConfig.shellCache ? 'bypass' : 'off'
+    const [before, after] = splitAround(reply.renderView(shell.template, { ...data, messagesHtml: PAGE_PART }), PAGE_PART)
+    return reply.sendSplicedPage(before, cached, after)
+  }
+  const key = `shell:${shell.template}:${shell.key}`
+  const signature = shellSignature(shell.template, shell.data, request.user, shell.account)
+  // A shell is stored whole at once (storeShell), never built under way.
+  let found = cache.find<CachedShell>(key, signature) as CachedShell | undefined
+  if (found) {
+    request.cacheStats.shell = 'hit'
+  } else {
+    request.cacheStats.shell = 'miss'
+    const [before, after] = splitAround(reply.renderView(shell.template, { ...data, messagesHtml: PAGE_PART }), PAGE_PART)
+    found = shellOf(before, after)
+    cache.store(key, signature, found)
+  }
+  return reply.sendShellPage(found, cached)
 }
 
 // A list of messages is valid as long as the same messages, at the same presentation

@@ -1,21 +1,14 @@
-import { randomUUID } from 'node:crypto'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
-import type { MessageRow } from '../models/message.ts'
-import { postMessage } from '../models/message/posting.ts'
-import { field } from '../plugins/body.ts'
 import { requestOrigin } from '../plugins/security.ts'
-import { TURBO_STREAM_TYPE } from '../rendering/turbo-streams.ts'
-import { rowsSignature, findOrRender, sendLookup } from './cached-pages.ts'
+import { rowsSignature, findOrRender, peekQuick, sendLookup } from './cached-pages.ts'
 import { resourceRoutes } from './method-override.ts'
-import { positiveId, roomFor, wantsTurboStream } from './room-scoped.ts'
-import { announceNewMessage } from './messages/announce.ts'
-import { postWithAttachment } from './messages/attachments.ts'
-import { readBody } from './messages/body.ts'
+import { positiveId, roomFor } from './room-scoped.ts'
+import { create } from './messages/create.ts'
 import { destroy } from './messages/destroy.ts'
 import edit from './messages/edit.ts'
-import { CLIENT_MESSAGE_ID, renderMessage, type MessageParams } from './messages/message-scoped.ts'
+import { renderMessage, type MessageParams } from './messages/message-scoped.ts'
 import permalink from './messages/permalink.ts'
 import show from './messages/show.ts'
 import { update } from './messages/update.ts'
@@ -34,13 +27,18 @@ export default async function messages(app: FastifyInstance, options: { config: 
       const { before, after } = request.query
       const anchorId = positiveId(before ?? after)
       if ((before ?? after) !== undefined && anchorId === null) return null
+      const key = `messages:${room.id}:${anchorId === null ? 'latest' : before !== undefined ? 'before' : 'after'}:${anchorId ?? ''}:${origin}`
+      // While the room's content_version is the one the cached page was last found valid
+      // under, its messages (the anchor among them) are as they were: nothing else is read.
+      const quick = `v${room.content_version}`
+      const unchanged = peekQuick(app, key, quick)
+      if (unchanged) return unchanged
       const anchor = anchorId === null ? undefined : m.messages.findInRoom(anchorId, room.id)
       if (anchorId !== null && !anchor) return null
       const rows = !anchor ? m.messagePages.lastPage(room.id) : before !== undefined ? m.messagePages.pageBefore(anchor) : m.messagePages.pageAfter(anchor)
       if (rows.length === 0) return 'empty' as const
-      const key = `messages:${room.id}:${!anchor ? 'latest' : before !== undefined ? 'before' : 'after'}:${anchor?.id ?? ''}:${origin}`
       const render = () => app.messageFragments.renderEach(m, rows, { origin, viewerId: request.user!.id, stats: request.cacheStats, rooms: [room] })
-      return findOrRender(app, m, key, () => rowsSignature(rows), render)
+      return findOrRender(app, m, key, () => rowsSignature(rows), render, quick)
     })
     if (!page) return reply.sendError(404)
     if (page === 'empty') return reply.code(204).send()
@@ -52,33 +50,8 @@ export default async function messages(app: FastifyInstance, options: { config: 
   await app.register(async function upload(scope) {
     await scope.register(multipart, { throwFileSizeLimit: true })
 
-    // Its Server-Timing has the post's stages: hooks (authentication and parsing, before the
-    // route), body (sanitising the rich text; not for uploads), write, render, and the two
-    // fan-outs, messages and unread.
-    scope.post('/rooms/:room_id/messages', async (request: FastifyRequest<MessageParams>, reply) => {
-      request.endPhase('hooks')
-      const user = request.user!
-      const room = app.store.read((m) => roomFor(m, request, request.params.room_id))
-      // An unread multipart body is discarded by Node once the response is sent.
-      if (!room) return reply.code(404).type('text/html; charset=utf-8').send(app.renderPartial('/messages/room_not_found'))
-      let message: MessageRow
-      if (request.isMultipart()) {
-        const result = await postWithAttachment(app, config, request, reply, room)
-        if ('error' in result) return result.error
-        message = result.message
-      } else {
-        const clientMessageId = field(request.body, 'message', 'client_message_id') || randomUUID()
-        if (!CLIENT_MESSAGE_ID.test(clientMessageId)) return reply.sendError(422, 'That message id is not valid.')
-        const body = readBody(app, request, reply)
-        if (!body) return reply
-        request.endPhase('body')
-        message = await app.store.write((m) => postMessage(m, { roomId: room.id, creatorId: user.id, clientMessageId, ...body }))
-      }
-      request.endPhase('write')
-      const stream = announceNewMessage(app, request, room, message, user)
-      if (!wantsTurboStream(request)) return reply.redirect(`/rooms/${room.id}`, 303)
-      return reply.type(TURBO_STREAM_TYPE).send(stream)
-    })
+    // The post: routes/messages/create.ts.
+    scope.post('/rooms/:room_id/messages', create(app, config))
   })
 
   await app.register(show)

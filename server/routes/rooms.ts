@@ -21,9 +21,10 @@ export default async function rooms(app: FastifyInstance) {
     return reply.flash({ alert: 'Room not found or inaccessible' }).redirect('/', 302)
   }
 
-  // The room page: the viewer's shell (layout, name, composer) is rendered for each request; the
-  // messages, the same for every viewer, come from the fragment cache and, as a whole, from the
-  // page cache, valid while the same messages at the same presentation versions are on it.
+  // The room page: the messages, the same for every viewer, come from the fragment cache and, as
+  // a whole, from the page cache, valid while the room's content_version stays put (or, when it
+  // moved, while the same messages at the same presentation versions are on it). The viewer's
+  // shell (layout, name, composer) around them is the person's own, cached by what it shows.
   async function show(request: FastifyRequest<RoomParams>, reply: FastifyReply) {
     const user = request.user!
     const origin = requestOrigin(request)
@@ -32,22 +33,25 @@ export default async function rooms(app: FastifyInstance) {
       if (!room) return null
       const targetId = positiveId(request.params.message_id)
       const target = targetId === null ? undefined : m.messages.findInRoom(targetId, room.id)
-      const rows: MessageRow[] = target ? m.messagePages.pageAround(target) : m.messagePages.lastPage(room.id)
-      const original = m.rooms.original()
-      const render = () => app.messageFragments.renderEach(m, rows, { origin, viewerId: user.id, stats: request.cacheStats, rooms: [room] })
+      let rows: MessageRow[] | undefined
+      const rowsOf = () => (rows ??= target ? m.messagePages.pageAround(target) : m.messagePages.lastPage(room.id))
+      const render = () => app.messageFragments.renderEach(m, rowsOf(), { origin, viewerId: user.id, stats: request.cacheStats, rooms: [room] })
+      const messages = findOrRender(app, m, `room:${room.id}:${target?.id ?? 'latest'}:${origin}`, () => rowsSignature(rowsOf()), render, `v${room.content_version}`)
+      const invitation = m.rooms.original()?.id === room.id && m.rooms.fewerMessagesThan(room.id, 41)
       return {
         room,
-        messages: findOrRender(app, m, `room:${room.id}:${target?.id ?? 'latest'}:${origin}`, () => rowsSignature(rows), render),
+        messages,
+        account: m.accounts.first() ?? null,
         roomName: room.type === 'Rooms::Direct' ? directRoomName(m.rooms.memberNames(room.id).filter((p) => p.id !== user.id), user.name) : (room.name ?? ''),
         unread: m.memberships.find(room.id, user.id)?.unread_at != null,
-        invitation: original?.id === room.id && m.rooms.fewerMessagesThan(room.id, 41),
+        invitation,
         highlightId: target?.id ?? null,
       }
     })
     if (!page) return notFound(reply)
     if (page.unread) await app.store.write((m) => m.memberships.read(page.room.id, user.id))
     rememberRoom(reply, page.room)
-    const { messages, ...shell } = page
+    const { messages, account, unread: _unread, ...shell } = page
     const data = {
       ...shell,
       origin,
@@ -59,7 +63,8 @@ export default async function rooms(app: FastifyInstance) {
       // and only administrators get the button that replaces it.
       invite: page.invitation ? { ...inviteLinks(app, request), isAdministrator: isAdministrator(user) } : null,
     }
-    return sendViewAround(app, request, reply, 'rooms/show', data, messages)
+    const shellKey = `${user.id}:${page.room.id}:${page.highlightId ?? 'latest'}:${origin}`
+    return sendViewAround(app, request, reply, { template: 'rooms/show', key: shellKey, data, account }, messages)
   }
 
   app.get('/rooms', async (request, reply) => {

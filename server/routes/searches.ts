@@ -4,7 +4,9 @@ import { requestOrigin } from '../plugins/security.ts'
 import { sanitizeQuery } from '../models/message/searchable.ts'
 import { resourceRoutes } from './method-override.ts'
 import { lastRoomVisited } from './tracked-room-visit.ts'
-import { findOrRender, rowsSignature, sendViewAround } from './cached-pages.ts'
+import { findOrRender, rowsSignature, sendViewAround, type PageLookup } from './cached-pages.ts'
+import type { Models } from '../models/index.ts'
+import type { CachedResults } from '../rendering/page-cache.ts'
 
 type SearchRequest = FastifyRequest<{ Querystring: Record<string, unknown> }>
 
@@ -17,6 +19,27 @@ function lastString(value: unknown): string | undefined {
 
 export function searchPath(query?: string): string {
   return query === undefined ? '/searches' : `/searches?${new URLSearchParams({ q: query })}`
+}
+
+// The person's matches for the query as a shared part of the page. Which part they gave is
+// remembered per person and query, valid while nothing the person can reach has changed (their
+// rooms' content versions and their memberships): then the search is not run again.
+function results(m: Models, userId: number, query: string, origin: string, request: FastifyRequest): { resultCount: number; results: PageLookup | null } {
+  const app = request.server
+  const memoKey = `search-results:${userId}:${origin}:${query}`
+  const reachable = app.pageCache && app.cacheConfig.pageInvalidation === 'relevant' ? m.cacheVersions.search(userId) : null
+  if (reachable !== null) {
+    const memo = app.pageCache!.peekQuick<CachedResults>(memoKey, reachable)
+    const page = memo && app.pageCache!.find(memo.partKey, memo.signature)
+    if (memo && page) return { resultCount: memo.count, results: { state: 'found', page } }
+  }
+  const rows = m.searchable.reachableMatches(userId, query)
+  if (rows.length === 0) return { resultCount: 0, results: null }
+  const partKey = `search:${origin}:${rows.map((row) => row.id).join(',')}`
+  const signature = rowsSignature(rows)
+  if (reachable !== null) app.pageCache!.store(memoKey, signature, { partKey, signature, count: rows.length }, reachable)
+  const render = () => app.messageFragments.renderEach(m, rows, { origin, viewerId: userId, stats: request.cacheStats })
+  return { resultCount: rows.length, results: findOrRender(app, m, partKey, () => signature, render) }
 }
 
 // Search: GET shows recent searches and, with ?q=, the newest 100 reachable matches; POST
@@ -34,13 +57,11 @@ export default async function searches(app: FastifyInstance) {
     const origin = requestOrigin(request)
     const page = app.store.read((m) => {
       const returnTo = lastRoomVisited(m, request)
-      const rows = query === null ? [] : m.searchable.reachableMatches(user.id, query)
-      const render = () => app.messageFragments.renderEach(m, rows, { origin, viewerId: user.id, stats: request.cacheStats })
       return {
         returnToPath: returnTo ? `/rooms/${returnTo.id}` : '/',
         recent: m.searches.recent(user.id),
-        resultCount: rows.length,
-        results: rows.length === 0 ? null : findOrRender(app, m, `search:${origin}:${rows.map((row) => row.id).join(',')}`, () => rowsSignature(rows), render),
+        account: m.accounts.first() ?? null,
+        ...(query === null ? { resultCount: 0, results: null } : results(m, user.id, query, origin, request)),
       }
     })
     const data = {
@@ -51,8 +72,8 @@ export default async function searches(app: FastifyInstance) {
       returnToPath: page.returnToPath,
       clearUrl: `${origin}/searches/clear`,
     }
-    if (page.results === null) return reply.view('searches/index', { ...data, messagesHtml: '' })
-    return sendViewAround(app, request, reply, 'searches/index', data, page.results)
+    if (page.results === null) return reply.view('searches/index', { ...data, account: page.account, messagesHtml: '' })
+    return sendViewAround(app, request, reply, { template: 'searches/index', key: `${user.id}:${origin}:${query}`, data, account: page.account }, page.results)
   })
 
   app.post('/searches', async (request, reply) => {

@@ -109,3 +109,11 @@ test('a sidebar whose slots are filled in every way, the last one at its very en
     assert.deepEqual(gunzipSync(gzip), filledIdentity(page, unread))
   }
 })
+
+test('combined checksums equal zlib’s CRC-32 of the joined bytes, for parts of every size', () => {
+  for (const [a, b] of [[0, 1], [1, 0], [7, 65_535], [65_536, 3], [300_000, 1_048_577], [12, 2_000_001]] as const) {
+    const first = Buffer.alloc(a, 'ab'.repeat(3) + String(a))
+    const second = Buffer.alloc(b, 'xyz' + String(b))
+    assert.equal(crc32Combine(crc32(first), crc32(second), second.length), crc32(Buffer.concat([first, second])), `${a} + ${b} bytes`)
+  }
+})

@@ -242,3 +242,26 @@ test('search results are shared by people who reach the same matches, each in th
   const other = await get(app, david, '/searches?q=pets')
   assert.equal(timing(other).page, 'miss', 'other matches are other results')
 })
+
+test('a repeated search is not run again while nothing the person can reach has changed', async (t) => {
+  const { app, david } = await setup(t)
+  const db = foreignWriter(t, app)
+  const runs = () => Object.values({ ...app.store.read((m) => m.searchable.paths) }).reduce((sum, n) => sum + n, 0)
+  await get(app, david, '/searches?q=coffee')
+  const before = runs()
+  const again = await get(app, david, '/searches?q=coffee')
+  assert.equal(timing(again).page, 'hit')
+  assert.equal(runs(), before, 'the search was not run')
+  // A foreign post that matches, in a room David is in, is found by the next search.
+  const [hqMessage] = db.prepare('SELECT id FROM messages WHERE room_id = ? ORDER BY id DESC LIMIT 1').all(hq) as { id: number }[]
+  db.prepare("UPDATE action_text_rich_texts SET body = '<p>coffee brewed by a foreign writer</p>' WHERE record_type = 'Message' AND record_id = ?").run(hqMessage!.id)
+  db.prepare("UPDATE message_search_index SET body = 'coffee brewed by a foreign writer' WHERE rowid = ?").run(hqMessage!.id)
+  const edited = await get(app, david, '/searches?q=coffee')
+  assert.ok(runs() > before, 'the search ran again')
+  assert.match(edited.body, /coffee brewed by a foreign writer/)
+  // Leaving the room (a foreign delete of the membership) takes its messages out of the results.
+  db.prepare('DELETE FROM memberships WHERE room_id = ? AND user_id = ?').run(hq, users.david.id)
+  const left = await get(app, david, '/searches?q=coffee')
+  assert.doesNotMatch(left.body, /coffee brewed by a foreign writer/)
+  assert.doesNotMatch(left.body, /coffee talk/)
+})

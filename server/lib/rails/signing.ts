@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import { KeyGenerator } from './key-generator.ts'
 import { activeSupportJson, MessageVerifier, readMarshalString } from './message-verifier.ts'
 
@@ -127,9 +128,15 @@ export class RailsSigning {
     return verdict.valid && verdict.value && typeof verdict.value === 'object' && !Array.isArray(verdict.value) ? (verdict.value as Record<string, unknown>) : undefined
   }
 
-  // Turbo::StreamsChannel.signed_stream_name
+  // Turbo::StreamsChannel.signed_stream_name. The same name always signs to the same text
+  // (no expiry, no purpose), and every page signs its room's streams, so the signatures of the
+  // most recent names are kept rather than made again.
+  private readonly signedStreamNames = new LRUCache<string, string>({ max: 4096 })
+
   signStreamName(name: string): string {
-    return this.streams.generate(name)
+    let signed = this.signedStreamNames.get(name)
+    if (signed === undefined) this.signedStreamNames.set(name, (signed = this.streams.generate(name)))
+    return signed
   }
 
   verifyStreamName(signed: string): string | undefined {

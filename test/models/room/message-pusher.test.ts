@@ -5,7 +5,7 @@ import { rooms, users } from '../../fixtures.ts'
 import { fixtureDatabase } from './fixture-database.ts'
 
 const T = '2026-03-01 12:00:00.000000'
-const room = (name: keyof typeof rooms) => ({ ...rooms[name], creator_id: rooms[name].creator.id, created_at: T, updated_at: T })
+const room = (name: keyof typeof rooms) => ({ ...rooms[name], creator_id: rooms[name].creator.id, created_at: T, updated_at: T, content_version: 1 })
 
 test('a shared room’s notice is titled with the room and says who wrote it; a direct room’s is titled with the sender', () => {
   assert.deepEqual(pushNotice(room('hq'), 'Kevin McConnell', 'Deploying'), { title: 'HQ', body: 'Kevin McConnell: Deploying', path: `/rooms/${rooms.hq.id}` })
