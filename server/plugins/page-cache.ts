@@ -22,7 +22,7 @@ declare module 'fastify' {
     sendSplicedPage(before: string, page: CachedPage, after: string): FastifyReply
     sendSlottedPage(page: SlottedPage, unread: ReadonlySet<number>): FastifyReply
     // A cached shell joined with a cached part, for a client that takes gzip.
-    sendShellPage(shell: CachedShell, page: CachedPage): FastifyReply
+    sendShellPage(shell: CachedShell, page: CachedPage, slotValues: readonly string[]): FastifyReply
   }
 }
 
@@ -58,8 +58,8 @@ export default fp(
       return this.header('content-encoding', 'gzip').send(body)
     })
 
-    app.decorateReply('sendShellPage', function (this: FastifyReply, shell: CachedShell, page: CachedPage) {
-      return this.code(200).type(HTML).header('vary', 'accept-encoding').header('content-encoding', 'gzip').send(splicedGzip(shell, page.part))
+    app.decorateReply('sendShellPage', function (this: FastifyReply, shell: CachedShell, page: CachedPage, slotValues: readonly string[]) {
+      return this.code(200).type(HTML).header('vary', 'accept-encoding').header('content-encoding', 'gzip').send(splicedGzip(shell, page.part, slotValues))
     })
 
     app.decorateReply('sendSlottedPage', function (this: FastifyReply, page: SlottedPage, unread: ReadonlySet<number>) {

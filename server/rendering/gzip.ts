@@ -27,25 +27,17 @@ export function deflatePartAsync(identity: Buffer): Promise<Part> {
   })
 }
 
-// A page made of many pieces (message fragments) written one after another into one buffer
-// that is kept and reused, then compressed. Joining them into one string first would make V8
-// allocate (and the kernel fault in) a new megabyte-sized string for every page, which on this
-// kind of machine costs more than compressing it.
-const SCRATCH_KEPT = 8 * 1024 * 1024
-let scratch = Buffer.allocUnsafeSlow(1024 * 1024)
-
-export function deflatePieces(pieces: readonly string[], level = LEVEL): Part {
+// A page made of many pieces (message fragments), compressed off the main thread: a 40-message
+// page is ~350 KB of HTML, milliseconds of work at level 6 that would stall the event loop. The
+// pieces are written one after another into a buffer of their own (joining them into one string
+// first would make V8 build a megabyte-sized string), which the compression then reads.
+export function deflatePiecesAsync(pieces: readonly string[]): Promise<Part> {
   let most = 0
   for (const piece of pieces) most += piece.length * 3
-  let target = scratch
-  if (most > target.length) {
-    target = Buffer.allocUnsafeSlow(most)
-    if (most <= SCRATCH_KEPT) scratch = target
-  }
+  const target = Buffer.allocUnsafeSlow(most)
   let length = 0
   for (const piece of pieces) length += target.write(piece, length, 'utf8')
-  const bytes = target.subarray(0, length)
-  return { deflated: zlib.deflateRawSync(bytes, { ...OPTIONS, level }), crc: zlib.crc32(bytes), length }
+  return deflatePartAsync(target.subarray(0, length))
 }
 
 // The part's own bytes again.

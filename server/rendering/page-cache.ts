@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import { deflatePartAsync, deflatePieces, gzipOf, partOfGzip, type Part } from './gzip.ts'
+import { deflatePartAsync, deflatePiecesAsync, gzipOf, partOfGzip, type Part } from './gzip.ts'
 import { cutAtSlots, type SlottedPage } from './unread-slots.ts'
 
 // A cached page (or the shared part of one): its bytes, and its compressed bytes, made once.
@@ -8,12 +8,13 @@ export interface CachedPage {
   gzip: Buffer
 }
 
-// A viewer's shell around a shared part: the compressed text before and after it, and the
-// CRC of the last whole page it was joined into (shell-splice.ts).
+// A viewer's shell around a shared part: the compressed text before the part, cut at its slots
+// (segments[i] comes before slot i), the text after it, and the CRC of the last whole page it
+// was joined into (shell-splice.ts).
 export interface CachedShell {
-  head: Part
+  segments: Part[]
   tail: Part
-  joined?: { part: Part; crc: number }
+  joined?: { part: Part; filled: string; crc: number }
 }
 
 // Which shared part a person's search gave, and under what signature: while nothing they can
@@ -39,7 +40,7 @@ interface Entry {
 
 function bytesOf(page: Stored): number {
   if ('gzip' in page) return page.gzip.length
-  if ('head' in page) return page.head.deflated.length + page.tail.deflated.length
+  if ('tail' in page) return page.segments.reduce((sum, part) => sum + part.deflated.length, page.tail.deflated.length)
   if ('partKey' in page) return page.partKey.length + page.signature.length
   // Each segment, plus room for the gzips of its fillings (unread-slots.ts keeps two).
   return page.segments.reduce((sum, part) => sum + 3 * part.deflated.length + 32, 0)
@@ -122,11 +123,11 @@ export class PageCache {
 
   // Compresses the rendered HTML once and stores it. Call it in the same tick as the find() that
   // missed, so a concurrent request finds the build under way. A string is compressed off the
-  // main thread; pieces (message fragments) are written into one reused buffer and compressed
-  // at once (deflatePieces), which costs less than making them one string.
+  // main thread, as are pieces (message fragments), written into one buffer first
+  // (deflatePiecesAsync), which costs less than making them one string.
   admit(key: string, signature: string, html: string | readonly string[], quick?: string): Promise<CachedPage> {
     return this.build(key, signature, quick, async () => {
-      const part = typeof html === 'string' ? await deflatePartAsync(Buffer.from(html, 'utf8')) : deflatePieces(html)
+      const part = typeof html === 'string' ? await deflatePartAsync(Buffer.from(html, 'utf8')) : await deflatePiecesAsync(html)
       const gzip = gzipOf([part])
       return { part: partOfGzip(gzip, part.crc, part.length), gzip }
     })

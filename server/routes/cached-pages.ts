@@ -5,7 +5,7 @@ import type { UserRow } from '../models/user.ts'
 import type { AccountRow } from '../models/account.ts'
 import type { CachedPage, CachedShell } from '../rendering/page-cache.ts'
 import { acceptsGzip } from '../rendering/gzip.ts'
-import { shellOf, shellSignature } from '../rendering/shell-splice.ts'
+import { shellOf, shellSignature, slotMarker } from '../rendering/shell-splice.ts'
 
 // What a page handler found inside its read transaction: a cached page (or a build of it that is
 // under way), HTML it rendered to be cached, or HTML rendered with the page cache off.
@@ -65,47 +65,51 @@ export async function sendLookup(app: FastifyInstance, request: FastifyRequest, 
 }
 
 // A page whose `messagesHtml` is a cached part (room, search): the viewer's shell around it is
-// the person's own. With the shell cache on, the shell is kept per person and page (`shellKey`)
-// with its compressed bytes, valid while every input of the template is the same (the page's
-// data, the person's row and the account, compared by a digest of them all), and a hit joins it
-// with the part's compressed bytes, rendering nothing. Without it, or for a response with a
-// flash or without gzip, the shell is rendered for the request and spliced with the part; with
-// the page cache off, the whole page is rendered.
+// the person's own. With the shell cache on, the shell is kept per person and page (`key`) with
+// its compressed bytes, valid while every input of the template is the same (the page's data,
+// the person's row and the account, compared by a digest of them all), and a hit joins it with
+// the part's compressed bytes, rendering nothing. `slots` are data that change far more often
+// than the rest (a room's last activity): the cached shell holds their places, and each response
+// gets their values. Without the shell cache, or for a response with a flash or without gzip, the
+// shell is rendered for the request and spliced with the part; with the page cache off, the
+// whole page is rendered.
 export interface ShellPage {
   template: string
-  // Who and which page: the person's id, and what names the page (room and anchor, or query).
   key: string
   data: Record<string, unknown>
   account: AccountRow | null
+  slots?: Record<string, string>
 }
 
 export async function sendViewAround(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, shell: ShellPage, part: PageLookup): Promise<FastifyReply> {
-  const data = { ...shell.data, account: shell.account }
+  const slots = shell.slots ?? {}
+  const fresh = { ...shell.data, ...slots, account: shell.account }
   if (part.state === 'uncached') {
     request.cacheStats.page = 'off'
     request.cacheStats.shell = 'off'
-    return reply.view(shell.template, { ...data, messagesHtml: part.html })
+    return reply.view(shell.template, { ...fresh, messagesHtml: part.html })
   }
   const cached = await settle(app, request, part)
-  const cache = app.pageCache!
   if (!app.cacheConfig.shellCache || hasFlash(request) || !acceptsGzip(request.headers['accept-encoding'])) {
     request.cacheStats.shell = app.cacheConfig.shellCache ? 'bypass' : 'off'
-    const [before, after] = splitAround(reply.renderView(shell.template, { ...data, messagesHtml: PAGE_PART }), PAGE_PART)
+    const [before, after] = splitAround(reply.renderView(shell.template, { ...fresh, messagesHtml: PAGE_PART }), PAGE_PART)
     return reply.sendSplicedPage(before, cached, after)
   }
+  const names = Object.keys(slots)
+  const marked = { ...shell.data, ...Object.fromEntries(names.map((name) => [name, slotMarker(name)])) }
   const key = `shell:${shell.template}:${shell.key}`
-  const signature = shellSignature(shell.template, shell.data, request.user, shell.account)
-  // A shell is stored whole at once (storeShell), never built under way.
-  let found = cache.find<CachedShell>(key, signature) as CachedShell | undefined
+  const signature = shellSignature(shell.template, marked, request.user, shell.account)
+  // A shell is stored whole at once (store), never built under way.
+  let found = app.pageCache!.find<CachedShell>(key, signature) as CachedShell | undefined
   if (found) {
     request.cacheStats.shell = 'hit'
   } else {
     request.cacheStats.shell = 'miss'
-    const [before, after] = splitAround(reply.renderView(shell.template, { ...data, messagesHtml: PAGE_PART }), PAGE_PART)
-    found = shellOf(before, after)
-    cache.store(key, signature, found)
+    const [before, after] = splitAround(reply.renderView(shell.template, { ...marked, account: shell.account, messagesHtml: PAGE_PART }), PAGE_PART)
+    found = shellOf(before, after, names)
+    app.pageCache!.store(key, signature, found)
   }
-  return reply.sendShellPage(found, cached)
+  return reply.sendShellPage(found, cached, names.map((name) => slots[name]!))
 }
 
 // A list of messages is valid as long as the same messages, at the same presentation

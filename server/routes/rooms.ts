@@ -51,9 +51,12 @@ export default async function rooms(app: FastifyInstance) {
     if (!page) return notFound(reply)
     if (page.unread) await app.store.write((m) => m.memberships.read(page.room.id, user.id))
     rememberRoom(reply, page.room)
-    const { messages, account, unread: _unread, ...shell } = page
+    const { messages, account, unread: _unread, room: _room, ...shell } = page
+    // The room as the shell shows it: its last activity, which moves with every post, is a slot.
+    const { updated_at: updatedAt, content_version: _version, ...room } = page.room
     const data = {
       ...shell,
+      room,
       origin,
       editKind: EDIT_KINDS[page.room.type] ?? 'opens',
       // The settings page of a shared room is for those who may change it; any member may delete a Ping.
@@ -64,7 +67,8 @@ export default async function rooms(app: FastifyInstance) {
       invite: page.invitation ? { ...inviteLinks(app, request), isAdministrator: isAdministrator(user) } : null,
     }
     const shellKey = `${user.id}:${page.room.id}:${page.highlightId ?? 'latest'}:${origin}`
-    return sendViewAround(app, request, reply, { template: 'rooms/show', key: shellKey, data, account }, messages)
+    const slots = { loadedAt: String(app.helpers.epochMs(updatedAt)) }
+    return sendViewAround(app, request, reply, { template: 'rooms/show', key: shellKey, data, account, slots }, messages)
   }
 
   app.get('/rooms', async (request, reply) => {

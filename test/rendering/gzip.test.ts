@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { crc32, gunzipSync } from 'node:zlib'
-import { acceptsGzip, crc32Combine, deflatePart, deflatePartAsync, deflatePieces, gzipOf, identityOf, partOfGzip, type Part } from '../../server/rendering/gzip.ts'
+import { acceptsGzip, crc32Combine, deflatePart, deflatePartAsync, deflatePiecesAsync, gzipOf, identityOf, partOfGzip, type Part } from '../../server/rendering/gzip.ts'
 import { cutAtSlots, filledGzip, filledIdentity, unreadSlot } from '../../server/rendering/unread-slots.ts'
 import { gunzipExactly } from '../support/harness-validator.ts'
 import { random } from '../load/support/fixture.ts'
@@ -37,13 +37,13 @@ test('a part keeps only its compressed bytes, and gives its own bytes back when 
   assert.deepEqual(gunzipSync(gzipOf([deflatePart(Buffer.from('<p>')), inside])), Buffer.concat([Buffer.from('<p>'), html]))
 })
 
-test('pieces written into the reused buffer compress to the page they make, however large', () => {
+test('pieces compress off the main thread to the page they make, however large', async () => {
   const pieces = ['<p>Ünïcode ✓</p>', '<div>x</div>'.repeat(1000), '', '👍'.repeat(10)]
-  const part = deflatePieces(pieces)
+  const part = await deflatePiecesAsync(pieces)
   assert.deepEqual(identityOf(part).toString('utf8'), pieces.join(''))
   const large = Array.from({ length: 300 }, (_, i) => `<div class="message" id="m${i}">${'é'.repeat(5000)}</div>`)
-  assert.equal(identityOf(deflatePieces(large)).toString('utf8'), large.join(''))
-  assert.deepEqual(gunzipSync(gzipOf([deflatePieces(pieces), deflatePart(Buffer.from('<end>'))])).toString('utf8'), pieces.join('') + '<end>')
+  assert.equal(identityOf(await deflatePiecesAsync(large)).toString('utf8'), large.join(''))
+  assert.deepEqual(gunzipSync(gzipOf([await deflatePiecesAsync(pieces), deflatePart(Buffer.from('<end>'))])).toString('utf8'), pieces.join('') + '<end>')
 })
 
 // Lengths where splicing goes wrong if anything does: nothing, one byte, the deflate window and
@@ -62,7 +62,7 @@ const MAKERS: [string, Maker][] = [
   ['deflatePart', (bytes) => deflatePart(bytes)],
   ['deflatePart at level 1', (bytes) => deflatePart(bytes, 1)],
   ['deflatePartAsync', (bytes) => deflatePartAsync(bytes)],
-  ['deflatePieces', (bytes) => deflatePieces([bytes.toString('latin1')])],
+  ['deflatePiecesAsync', (bytes) => deflatePiecesAsync([bytes.toString('latin1')])],
   ['partOfGzip', (bytes) => {
     const part = deflatePart(bytes)
     return partOfGzip(gzipOf([part]), part.crc, part.length)
