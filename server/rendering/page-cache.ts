@@ -68,7 +68,7 @@ export class PageCache {
     this.entries = new LRUCache<string, Entry>({
       maxSize: maxBytes,
       maxEntrySize: Math.max(Math.floor(maxBytes / MAX_ENTRY_FRACTION), 1),
-      sizeCalculation: (entry, key) => bytesOf(entry.page) + key.length + 128,
+      sizeCalculation: (entry, key) => bytesOf(entry.page) + key.length + entry.signature.length + 128,
     })
   }
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import zlib from 'node:zlib'
 import { crcOfParts, deflatePart, gzipMember, type Part } from './gzip.ts'
 import type { CachedShell } from './page-cache.ts'
@@ -32,10 +32,11 @@ export function shellOf(before: string, after: string, slots: readonly string[])
 }
 
 // What a shell was rendered from: the template, its data (slots as their markers), the
-// person's row and the account, as a digest. Everything else a layout shows is fixed for the
-// life of the process (assets, version, VAPID key), and a flash is never cached.
+// person's row and the account, as one JSON text, compared whole (cheaper than a digest of it;
+// the cache counts its length). Everything else a layout shows is fixed for the life of the
+// process (assets, version, VAPID key), and a flash is never cached.
 export function shellSignature(template: string, data: Record<string, unknown>, user: unknown, account: unknown): string {
-  return createHash('sha1').update(JSON.stringify([template, data, user, account])).digest('base64')
+  return JSON.stringify([template, data, user, account])
 }
 
 // A slot's value as deflate stored blocks: every part ends byte-aligned (a sync flush), so the
