@@ -21,9 +21,9 @@ export function deflatePart(identity: Buffer, level = LEVEL): Part {
 }
 
 // Off the main thread (libuv's pool), for parts that are cached.
-export function deflatePartAsync(identity: Buffer): Promise<Part> {
+export function deflatePartAsync(identity: Buffer, level = LEVEL): Promise<Part> {
   return new Promise((resolve, reject) => {
-    zlib.deflateRaw(identity, OPTIONS, (error, deflated) => (error ? reject(error) : resolve({ deflated, crc: zlib.crc32(identity), length: identity.length })))
+    zlib.deflateRaw(identity, { ...OPTIONS, level }, (error, deflated) => (error ? reject(error) : resolve({ deflated, crc: zlib.crc32(identity), length: identity.length })))
   })
 }
 
@@ -31,13 +31,13 @@ export function deflatePartAsync(identity: Buffer): Promise<Part> {
 // page is ~350 KB of HTML, milliseconds of work at level 6 that would stall the event loop. The
 // pieces are written one after another into a buffer of their own (joining them into one string
 // first would make V8 build a megabyte-sized string), which the compression then reads.
-export function deflatePiecesAsync(pieces: readonly string[]): Promise<Part> {
+export function deflatePiecesAsync(pieces: readonly string[], level = LEVEL): Promise<Part> {
   let most = 0
   for (const piece of pieces) most += piece.length * 3
   const target = Buffer.allocUnsafeSlow(most)
   let length = 0
   for (const piece of pieces) length += target.write(piece, length, 'utf8')
-  return deflatePartAsync(target.subarray(0, length))
+  return deflatePartAsync(target.subarray(0, length), level)
 }
 
 // The part's own bytes again.

@@ -125,9 +125,10 @@ export class PageCache {
   // missed, so a concurrent request finds the build under way. A string is compressed off the
   // main thread, as are pieces (message fragments), written into one buffer first
   // (deflatePiecesAsync), which costs less than making them one string.
-  admit(key: string, signature: string, html: string | readonly string[], quick?: string): Promise<CachedPage> {
+  // `level` is zlib's: a page that is rarely served twice (search results) is worth less work.
+  admit(key: string, signature: string, html: string | readonly string[], quick?: string, level?: number): Promise<CachedPage> {
     return this.build(key, signature, quick, async () => {
-      const part = typeof html === 'string' ? await deflatePartAsync(Buffer.from(html, 'utf8')) : await deflatePiecesAsync(html)
+      const part = typeof html === 'string' ? await deflatePartAsync(Buffer.from(html, 'utf8'), level) : await deflatePiecesAsync(html, level)
       const gzip = gzipOf([part])
       return { part: partOfGzip(gzip, part.crc, part.length), gzip }
     })

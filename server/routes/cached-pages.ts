@@ -11,14 +11,22 @@ import { shellOf, shellSignature, slotMarker } from '../rendering/shell-splice.t
 // under way), HTML it rendered to be cached, or HTML rendered with the page cache off.
 export type PageLookup =
   | { state: 'found'; page: CachedPage | Promise<CachedPage> }
-  | { state: 'rendered'; key: string; signature: string; quick?: string; html: string | string[] }
+  | { state: 'rendered'; key: string; signature: string; quick?: string; level?: number; html: string | string[] }
   | { state: 'uncached'; html: string }
 
+// How a page is cached: `quick` is a cheaper version read in the same transaction that moves
+// whenever the page could (a room's content_version): while it stays put, the signature is not
+// computed (PageCache.findQuick). `level` is the compression level of a page that is rarely
+// served twice.
+export interface CacheOptions {
+  quick?: string
+  level?: number
+}
+
 // Inside store.read: finds the page valid for the current signature, or renders it.
-// `render` may give the page as pieces (message fragments, in order). `quick`, when given, is a
-// cheaper version read in the same transaction that moves whenever the page could (a room's
-// content_version): while it stays put, `relevant` is not computed (PageCache.findQuick).
-export function findOrRender(app: FastifyInstance, models: Models, key: string, relevant: () => string, render: () => string | string[], quick?: string): PageLookup {
+// `render` may give the page as pieces (message fragments, in order).
+export function findOrRender(app: FastifyInstance, models: Models, key: string, relevant: () => string, render: () => string | string[], options: CacheOptions = {}): PageLookup {
+  const { quick, level } = options
   const cache = app.pageCache
   if (!cache) return { state: 'uncached', html: joined(render()) }
   let signature: string
@@ -31,7 +39,7 @@ export function findOrRender(app: FastifyInstance, models: Models, key: string, 
   }
   const page = cache.find(key, signature)
   if (page) return { state: 'found', page }
-  return { state: 'rendered', key, signature, quick, html: render() }
+  return { state: 'rendered', key, signature, quick, level, html: render() }
 }
 
 // Inside store.read, before anything else is read: the page if it was last found valid under
@@ -53,7 +61,7 @@ async function settle(app: FastifyInstance, request: FastifyRequest, lookup: Exc
     return lookup.page
   }
   request.cacheStats.page = 'miss'
-  return app.pageCache!.admit(lookup.key, lookup.signature, lookup.html, lookup.quick)
+  return app.pageCache!.admit(lookup.key, lookup.signature, lookup.html, lookup.quick, lookup.level)
 }
 
 export async function sendLookup(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, lookup: PageLookup): Promise<FastifyReply> {

@@ -38,7 +38,7 @@ export default async function messages(app: FastifyInstance, options: { config: 
       const rows = !anchor ? m.messagePages.lastPage(room.id) : before !== undefined ? m.messagePages.pageBefore(anchor) : m.messagePages.pageAfter(anchor)
       if (rows.length === 0) return 'empty' as const
       const render = () => app.messageFragments.renderEach(m, rows, { origin, viewerId: request.user!.id, stats: request.cacheStats, rooms: [room] })
-      return findOrRender(app, m, key, () => rowsSignature(rows), render, quick)
+      return findOrRender(app, m, key, () => rowsSignature(rows), render, { quick })
     })
     if (!page) return reply.sendError(404)
     if (page === 'empty') return reply.code(204).send()

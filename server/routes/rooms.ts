@@ -36,7 +36,7 @@ export default async function rooms(app: FastifyInstance) {
       let rows: MessageRow[] | undefined
       const rowsOf = () => (rows ??= target ? m.messagePages.pageAround(target) : m.messagePages.lastPage(room.id))
       const render = () => app.messageFragments.renderEach(m, rowsOf(), { origin, viewerId: user.id, stats: request.cacheStats, rooms: [room] })
-      const messages = findOrRender(app, m, `room:${room.id}:${target?.id ?? 'latest'}:${origin}`, () => rowsSignature(rowsOf()), render, `v${room.content_version}`)
+      const messages = findOrRender(app, m, `room:${room.id}:${target?.id ?? 'latest'}:${origin}`, () => rowsSignature(rowsOf()), render, { quick: `v${room.content_version}` })
       const invitation = m.rooms.original()?.id === room.id && m.rooms.fewerMessagesThan(room.id, 41)
       return {
         room,
