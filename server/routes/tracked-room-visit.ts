@@ -8,8 +8,11 @@ import { positiveId } from './room-scoped.ts'
 export const LAST_ROOM_COOKIE = 'last_room'
 const TWENTY_YEARS_S = 20 * 365 * 24 * 60 * 60
 
+// A cookie that already names the room is not sent again: it lasts twenty years either way.
 export function rememberRoom(reply: FastifyReply, room: Pick<RoomRow, 'id'>): FastifyReply {
-  return reply.setCookie(LAST_ROOM_COOKIE, String(room.id), { path: '/', maxAge: TWENTY_YEARS_S, sameSite: 'lax' })
+  const id = String(room.id)
+  if (reply.request.cookies[LAST_ROOM_COOKIE] === id) return reply
+  return reply.setCookie(LAST_ROOM_COOKIE, id, { path: '/', maxAge: TWENTY_YEARS_S, sameSite: 'lax' })
 }
 
 export function lastRoomVisited(models: Models, request: FastifyRequest): RoomRow | undefined {

@@ -67,6 +67,13 @@ test('visiting a room sets the last_room cookie to it', async (t) => {
   assert.equal(cookie?.path, '/')
 })
 
+test('the last_room cookie is sent only when it names another room', async (t) => {
+  const { app } = await buildTestApp(t)
+  const david = await signIn(app, 'david')
+  assert.equal((await get(app, `${david}; last_room=${hq}`, `/rooms/${hq}`)).cookies.find((c) => c.name === 'last_room'), undefined)
+  assert.equal((await get(app, `${david}; last_room=${rooms.pets.id}`, `/rooms/${hq}`)).cookies.find((c) => c.name === 'last_room')?.value, String(hq))
+})
+
 test('visiting a room clears your unread_at there, and no one else’s', async (t) => {
   const { app } = await buildTestApp(t)
   await exec(app, "UPDATE memberships SET unread_at = '2026-03-01 13:00:00.000000' WHERE room_id IN (?, ?)", hq, pets)
