@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import { deflatePartAsync, deflatePiecesAsync, gzipOf, partOfGzip, type Part } from './gzip.ts'
 import { cutAtSlots, type SlottedPage } from './unread-slots.ts'
@@ -46,6 +47,12 @@ function bytesOf(page: Stored): number {
   return page.segments.reduce((sum, part) => sum + 3 * part.deflated.length + 32, 0)
 }
 
+async function compressed(html: string | readonly string[], level?: number): Promise<CachedPage> {
+  const part = typeof html === 'string' ? await deflatePartAsync(Buffer.from(html, 'utf8'), level) : await deflatePiecesAsync(html, level)
+  const gzip = gzipOf([part])
+  return { part: partOfGzip(gzip, part.crc, part.length), gzip }
+}
+
 export interface PageCacheStats {
   hits: number
   misses: number
@@ -54,6 +61,7 @@ export interface PageCacheStats {
 }
 
 const MAX_ENTRY_FRACTION = 8
+const SIGHTINGS_KEPT = 20_000
 
 // Pages by key, each valid for one signature: the versions of what the page shows, read in the
 // same read transaction as its data, so an entry is never stored under a newer signature than its
@@ -61,6 +69,8 @@ const MAX_ENTRY_FRACTION = 8
 // it. Concurrent misses on the same key and signature share one build (single flight).
 export class PageCache {
   private readonly entries: LRUCache<string, Entry>
+  // Digests of keys asked for once and not stored (seenBefore).
+  private readonly sightings = new LRUCache<string, true>({ max: SIGHTINGS_KEPT })
   private readonly inflight = new Map<string, Promise<Stored>>()
   readonly stats: PageCacheStats = { hits: 0, misses: 0, builds: 0, joined: 0 }
 
@@ -115,6 +125,21 @@ export class PageCache {
     return entry.page as T
   }
 
+  // An admission filter for pages most of which are asked for only once (search results):
+  // true when the key was asked for before, among the last SIGHTINGS_KEPT keys seen, so only a
+  // page wanted twice takes the cache's room from pages that are wanted again and again.
+  seenBefore(key: string): boolean {
+    const digest = createHash('sha1').update(key).digest('base64')
+    if (this.sightings.get(digest)) return true
+    this.sightings.set(digest, true)
+    return false
+  }
+
+  // Compresses a page for one response without storing it.
+  compressOnly(html: string | readonly string[], level?: number): Promise<CachedPage> {
+    return compressed(html, level)
+  }
+
   // Stores a shell (small, and compressed by the caller) or search results at once; `quick`
   // as for findQuick.
   store(key: string, signature: string, page: CachedShell | CachedResults, quick?: string): void {
@@ -127,11 +152,7 @@ export class PageCache {
   // (deflatePiecesAsync), which costs less than making them one string.
   // `level` is zlib's: a page that is rarely served twice (search results) is worth less work.
   admit(key: string, signature: string, html: string | readonly string[], quick?: string, level?: number): Promise<CachedPage> {
-    return this.build(key, signature, quick, async () => {
-      const part = typeof html === 'string' ? await deflatePartAsync(Buffer.from(html, 'utf8'), level) : await deflatePiecesAsync(html, level)
-      const gzip = gzipOf([part])
-      return { part: partOfGzip(gzip, part.crc, part.length), gzip }
-    })
+    return this.build(key, signature, quick, () => compressed(html, level))
   }
 
   // The same for a page with unread slots (unread-slots.ts): it is cut at its slots and each

@@ -11,22 +11,24 @@ import { shellOf, shellSignature, slotMarker } from '../rendering/shell-splice.t
 // under way), HTML it rendered to be cached, or HTML rendered with the page cache off.
 export type PageLookup =
   | { state: 'found'; page: CachedPage | Promise<CachedPage> }
-  | { state: 'rendered'; key: string; signature: string; quick?: string; level?: number; html: string | string[] }
+  | { state: 'rendered'; key: string; signature: string; quick?: string; level?: number; once?: boolean; html: string | string[] }
   | { state: 'uncached'; html: string }
 
 // How a page is cached: `quick` is a cheaper version read in the same transaction that moves
 // whenever the page could (a room's content_version): while it stays put, the signature is not
 // computed (PageCache.findQuick). `level` is the compression level of a page that is rarely
-// served twice.
+// served twice, and `secondSighting` stores such a page only when it is asked for a second time
+// (PageCache.seenBefore): the first time it is compressed for its response alone.
 export interface CacheOptions {
   quick?: string
   level?: number
+  secondSighting?: boolean
 }
 
 // Inside store.read: finds the page valid for the current signature, or renders it.
 // `render` may give the page as pieces (message fragments, in order).
 export function findOrRender(app: FastifyInstance, models: Models, key: string, relevant: () => string, render: () => string | string[], options: CacheOptions = {}): PageLookup {
-  const { quick, level } = options
+  const { quick, level, secondSighting } = options
   const cache = app.pageCache
   if (!cache) return { state: 'uncached', html: joined(render()) }
   let signature: string
@@ -39,7 +41,8 @@ export function findOrRender(app: FastifyInstance, models: Models, key: string, 
   }
   const page = cache.find(key, signature)
   if (page) return { state: 'found', page }
-  return { state: 'rendered', key, signature, quick, level, html: render() }
+  const once = secondSighting === true && !cache.seenBefore(key)
+  return { state: 'rendered', key, signature, quick, level, once, html: render() }
 }
 
 // Inside store.read, before anything else is read: the page if it was last found valid under
@@ -61,6 +64,7 @@ async function settle(app: FastifyInstance, request: FastifyRequest, lookup: Exc
     return lookup.page
   }
   request.cacheStats.page = 'miss'
+  if (lookup.once) return app.pageCache!.compressOnly(lookup.html, lookup.level)
   return app.pageCache!.admit(lookup.key, lookup.signature, lookup.html, lookup.quick, lookup.level)
 }
 

@@ -40,8 +40,10 @@ function results(m: Models, userId: number, query: string, origin: string, reque
   if (reachable !== null) app.pageCache!.store(memoKey, signature, { partKey, signature, count: rows.length }, reachable)
   const render = () => app.messageFragments.renderEach(m, rows, { origin, viewerId: userId, stats: request.cacheStats })
   // A person's results are rarely another's, and a page of 100 is ~900 KB of HTML: it is
-  // compressed at zlib's level 1 (about half the work of level 6, for ~1.6× the bytes).
-  return { resultCount: rows.length, results: findOrRender(app, m, partKey, () => signature, render, { level: 1 }) }
+  // compressed at zlib's level 1 (about half the work of level 6, for ~1.6× the bytes), and
+  // stored only once it is asked for a second time, so one-off searches don't push rooms and
+  // sidebars out of the cache.
+  return { resultCount: rows.length, results: findOrRender(app, m, partKey, () => signature, render, { level: 1, secondSighting: true }) }
 }
 
 // Search: GET shows recent searches and, with ?q=, the newest 100 reachable matches; POST

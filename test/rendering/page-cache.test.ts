@@ -30,3 +30,11 @@ test('the cache stays within its byte budget', async () => {
   assert.ok(cache.size.bytes <= 64 * 1024)
   assert.ok(cache.size.entries < 50)
 })
+
+test('the admission filter says a key was seen only from its second sighting on', () => {
+  const cache = new PageCache(1024 * 1024)
+  assert.equal(cache.seenBefore('search:a'), false)
+  assert.equal(cache.seenBefore('search:b'), false)
+  assert.equal(cache.seenBefore('search:a'), true)
+  assert.equal(cache.seenBefore('search:a'), true)
+})
