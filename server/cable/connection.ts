@@ -213,7 +213,8 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
       this.send(rejection(identifier))
       return
     }
-    this.subscriptions = [...this.subscriptions, channel]
+    // concat allocates exactly what the list holds; a spread leaves room to grow.
+    this.subscriptions = this.subscriptions.concat([channel])
     return settle(
       () => channel.subscribed(),
       () => this.answer(channel),
@@ -223,11 +224,6 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
         this.send(rejection(identifier))
       },
     )
-  }
-
-  private internValues(params: Record<string, unknown>): Record<string, unknown> {
-    for (const [key, value] of Object.entries(params)) if (typeof value === 'string') params[key] = this.server.intern(value)
-    return params
   }
 
   private build(identifier: string): Channel | null {
@@ -242,7 +238,9 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
       this.log.warn({ user: this.user.id, identifier }, 'cable: too many subscriptions')
       return null
     }
-    return new Class(this, identifier, this.internValues(parsed.params))
+    // The parameters are dropped once the subscription is answered, so they are not interned:
+    // the interner would keep each person's signed stream name for as long as the server runs.
+    return new Class(this, identifier, parsed.params)
   }
 
   private answer(channel: Channel): void {
@@ -257,7 +255,8 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
 
   private drop(channel: Channel): void {
     channel.stopAllStreams()
-    if (this.subscriptions.includes(channel)) this.subscriptions = this.subscriptions.filter((other) => other !== channel)
+    const at = this.subscriptions.indexOf(channel)
+    if (at >= 0) this.subscriptions = this.subscriptions.slice(0, at).concat(this.subscriptions.slice(at + 1))
   }
 
   private unsubscribe(identifier: string): Outcome {

@@ -18,9 +18,11 @@ const SERVER_PROTOCOLS: ReadonlySet<string> = new Set([PROTOCOL, UNSUPPORTED_PRO
 // client can send the header, and cross-site use of the cookie is stopped by the Origin check
 // (routes/cable.ts). The stock client, the harness (which offers both names) and our load
 // generators (test/load: both names, or actioncable-v1-json alone) all get actioncable-v1-json.
-// The return value is what ws wants from handleProtocols: a name, or false for no header.
+// The return value is what ws wants from handleProtocols: a name, or false for no header. The
+// name is our own constant, not the client's: ws keeps it for the socket's life, and the
+// client's is a slice of its whole Sec-WebSocket-Protocol header, which it would keep alive.
 export function selectProtocol(offered: ReadonlySet<string>): string | false {
-  for (const protocol of offered) if (SERVER_PROTOCOLS.has(protocol)) return protocol
+  for (const protocol of offered) if (SERVER_PROTOCOLS.has(protocol)) return protocol === PROTOCOL ? PROTOCOL : UNSUPPORTED_PROTOCOL
   return false
 }
 
