@@ -56,6 +56,7 @@ export class CableServer implements ConnectionHost {
   private readonly byUser = new OneOrManyMap<number, CableConnection>()
   private readonly streams = new OneOrManyMap<string, Channel>()
   private flushing: CableConnection[] = []
+  private flushesUnderWay = 0
   private joins: JoinNode = { next: new Map(), bytes: null }
   private readonly strings = new Map<string, string>()
   private readonly beatIntervalMs: number
@@ -168,11 +169,25 @@ export class CableServer implements ConnectionHost {
     return (node.bytes ??= Buffer.concat(frames))
   }
 
+  // A fan-out to many sockets is written limits.flushChunk sockets per turn, so one post to a
+  // big room doesn't stall every request behind it. A socket waiting for its chunk keeps adding
+  // to its own pending frames, in order, and is written once.
   private flushAll(): void {
     const flushing = this.flushing
     this.flushing = []
-    for (const connection of flushing) connection.flush()
-    this.joins = { next: new Map(), bytes: null }
+    this.flushesUnderWay++
+    this.flushFrom(flushing, 0)
+  }
+
+  private flushFrom(flushing: CableConnection[], from: number): void {
+    const end = Math.min(flushing.length, from + Math.max(1, this.limits.flushChunk))
+    for (let i = from; i < end; i++) flushing[i]!.flush()
+    if (end < flushing.length) {
+      setImmediate(() => this.flushFrom(flushing, end))
+      return
+    }
+    // The joined sequences are kept while any fan-out is still being written.
+    if (--this.flushesUnderWay === 0) this.joins = { next: new Map(), bytes: null }
   }
 
   // One timer for every socket.

@@ -80,6 +80,39 @@ test('frames sent to a socket in one turn leave in one write, in order, joined o
   }
 })
 
+test('a fan-out to more sockets than one turn writes is spread over turns, and every socket still gets every frame in order', async (t) => {
+  const cable = shared()
+  withLimits(t, cable, { flushChunk: 2 })
+  const messages = identifiers.roomMessages(cable.app, 'hq')
+  const people: UserName[] = ['david', 'jason', 'kevin', 'jz', 'david', 'jason', 'kevin']
+  const clients: CableClient[] = []
+  for (const person of people) clients.push(await subscribedClient(t, cable, person, messages))
+  // Microtasks run between one callback of the event loop and the next: a run of flushes with
+  // no microtask checkpoint between them is one turn.
+  let turns = 0
+  let inTurn = false
+  const flush = CableConnection.prototype.flush
+  CableConnection.prototype.flush = function (this: CableConnection) {
+    if (!inTurn) {
+      inTurn = true
+      turns++
+      queueMicrotask(() => (inTurn = false))
+    }
+    return flush.call(this)
+  }
+  t.after(() => (CableConnection.prototype.flush = flush))
+  cable.app.cable.messageCreated(hq, append('bmk10z'))
+  cable.app.cable.messageCreated(hq, append('bmk11z'))
+  // While the first fan-out is still being written, another post follows it.
+  setImmediate(() => cable.app.cable.messageCreated(hq, append('bmk12z')))
+  await Promise.all(clients.map((client) => client.until(() => client.messages().length === 3)))
+  for (const client of clients) {
+    assert.deepEqual(client.messages().map((message) => /bmk1\dz/.exec(JSON.stringify(message))?.[0]), ['bmk10z', 'bmk11z', 'bmk12z'])
+  }
+  // 7 sockets, 2 a turn: the first fan-out takes 4 turns (the third post joins them or follows).
+  assert.ok(turns >= 4, `written over ${turns} turns`)
+})
+
 test('a frame ws sends after broadcast frames in the same turn arrives after them', async (t) => {
   const cable = shared()
   const messages = identifiers.roomMessages(cable.app, 'hq')
