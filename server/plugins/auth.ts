@@ -55,7 +55,9 @@ export default fp(
       let token = verifiedCookies.get(signed)
       if (token === undefined) {
         token = signing.verifyCookie(SESSION_COOKIE, signed)
-        if (token !== undefined) verifiedCookies.set(signed, token)
+        // A copy as the key: the parsed value is a slice of the whole Cookie header, which a
+        // cached slice would keep alive for every connection that sent one.
+        if (token !== undefined) verifiedCookies.set(Buffer.from(signed, 'latin1').toString('latin1'), token)
       }
       return token
     }
