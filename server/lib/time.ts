@@ -18,9 +18,23 @@ export function dbTimeFromDate(date: Date): string {
   return dbTime(date.getTime() * 1000)
 }
 
+// Every request reads a few of the same stamps again (its session's last activity, its room's
+// last post), so the last few thousand parsed are kept.
+const PARSED_KEPT = 4096
+const parsed = new Map<string, number | null>()
+
 // Accepts what Rails and SQLite write: "2026-03-02 16:00:00.123456", with or without fraction or "T"/"Z".
 export function parseDbTime(value: string | null | undefined): number | null {
   if (!value) return null
+  let ms = parsed.get(value)
+  if (ms === undefined) {
+    if (parsed.size >= PARSED_KEPT) parsed.clear()
+    parsed.set(value, (ms = parseStamp(value)))
+  }
+  return ms
+}
+
+function parseStamp(value: string): number | null {
   const match = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z?$/.exec(value)
   if (!match) return null
   const wholeSecondsMs = Date.parse(`${match[1]}T${match[2]}Z`)
