@@ -1,6 +1,7 @@
 // Runs `npm run bench:users` once per cache setting, one after the other on the same fixture,
-// and prints one side-by-side table: hit rates per layer (from Server-Timing), room page
-// latency, and the highest served step. Any extra arguments go to every bench:users run.
+// and prints one side-by-side table: hit rates per layer (from Server-Timing: page, shell,
+// fragments, records; n/a for a layer that reported none), room page latency, the server's
+// event-loop delay, and the highest served step. Any extra arguments go to every bench:users run.
 //
 //   npm run bench:caches -- --steps 250,500,1000 --step-secs 20 --warmup-secs 10 --keep-going
 //   CACHE_SETTINGS=defaults,baseline npm run bench:caches -- ...
@@ -17,11 +18,12 @@ export const SETTINGS: Record<string, Record<string, string>> = {
   defaults: {},
   'page=commit': { CAMPFIRE_PAGE_CACHE_INVALIDATION: 'commit' },
   'page=off': { CAMPFIRE_PAGE_CACHE: 'off' },
+  'shell=off': { CAMPFIRE_SHELL_CACHE: 'off' },
   'fragments=viewer': { CAMPFIRE_FRAGMENT_KEYS: 'viewer' },
   'fragments=off': { CAMPFIRE_FRAGMENT_KEYS: 'off' },
   'keys=content': { CAMPFIRE_FRAGMENT_KEY_SOURCE: 'content' },
   baseline: { CAMPFIRE_PAGE_CACHE_INVALIDATION: 'commit', CAMPFIRE_FRAGMENT_KEYS: 'viewer', CAMPFIRE_FRAGMENT_KEY_SOURCE: 'content' },
-  'all off': { CAMPFIRE_PAGE_CACHE: 'off', CAMPFIRE_FRAGMENT_KEYS: 'off' },
+  'all off': { CAMPFIRE_PAGE_CACHE: 'off', CAMPFIRE_SHELL_CACHE: 'off', CAMPFIRE_FRAGMENT_KEYS: 'off' },
 }
 
 interface Step {
@@ -32,7 +34,9 @@ interface Step {
   server: { cpu_percent: number }
   server_cpu_ms_per_navigation?: number
   page_hit_rate_by_kind?: Record<string, number | null>
+  shell_hit_rate_by_kind?: Record<string, number | null>
   machine?: { other_processes_cpu_percent?: number }
+  server_loop_delay?: { p99_ms: number; max_ms: number; stalls_over_10ms: number } | null
 }
 
 function rate(step: Step, metric: string): string {
@@ -71,9 +75,11 @@ for (const name of names) {
   for (const step of report.steps) {
     const nav = (kind: string) => `${step.navigations[kind]?.p50_ms ?? '–'} / ${step.navigations[kind]?.p99_ms ?? '–'}`
     const kinds = ['room', 'sidebar', 'messages', 'search'].map((kind) => step.page_hit_rate_by_kind?.[kind] ?? '–').join(' / ')
-    rows.push(`| ${name} | ${step.people} | ${rate(step, 'page')} (${kinds}) | ${rate(step, 'fragments')} | ${rate(step, 'records')} | ${nav('open')} | ${nav('return')} | ${nav('all')} | ${step.server.cpu_percent}% (${step.server_cpu_ms_per_navigation ?? '–'} ms/nav) | ${step.machine?.other_processes_cpu_percent ?? '–'}% | ${step.served ? 'served' : 'not served'} | ${report.highest_served_step ?? 'none'} |`)
+    const shellKinds = ['room', 'sidebar', 'messages', 'search'].map((kind) => step.shell_hit_rate_by_kind?.[kind] ?? '–').join(' / ')
+    const loop = step.server_loop_delay ? `${step.server_loop_delay.p99_ms} / ${step.server_loop_delay.max_ms} (${step.server_loop_delay.stalls_over_10ms})` : 'n/a'
+    rows.push(`| ${name} | ${step.people} | ${rate(step, 'page')} (${kinds}) | ${rate(step, 'shell')} (${shellKinds}) | ${rate(step, 'fragments')} | ${rate(step, 'records')} | ${nav('open')} | ${nav('return')} | ${nav('all')} | ${step.server.cpu_percent}% (${step.server_cpu_ms_per_navigation ?? '–'} ms/nav) | ${loop} | ${step.machine?.other_processes_cpu_percent ?? '–'}% | ${step.served ? 'served' : 'not served'} | ${report.highest_served_step ?? 'none'} |`)
   }
 }
-console.log('\n| setting | people | page hits (room / sidebar / messages / search) | fragment hits | record hits | open p50 / p99 ms | return (room page) p50 / p99 ms | all p50 / p99 ms | server CPU (per navigation) | other procs CPU | step | highest served |')
-console.log('|---|---:|---:|---:|---:|---|---|---|---:|---:|---|---:|')
+console.log('\n| setting | people | page hits (room / sidebar / messages / search) | shell hits (room / sidebar / messages / search) | fragment hits | record hits | open p50 / p99 ms | return (room page) p50 / p99 ms | all p50 / p99 ms | server CPU (per navigation) | server loop p99 / max ms (stalls > 10 ms) | other procs CPU | step | highest served |')
+console.log('|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---|---:|')
 for (const row of rows) console.log(row)

@@ -228,3 +228,10 @@ test('the floor phase delivers every post to every client, with the bytes per po
     assert.equal(floor.write_loop.n, 3)
   }
 })
+
+test("bench:fanout's floor sends one frame per post, as big as an unread notice", async () => {
+  const floor = await measureFloor({ clients: 5, bytesPerPost: 97, singleFrame: true, posts: 3, intervalMs: 20, core: null, connectTimeoutMs: 10_000, drainSecs: 5 })
+  assert.equal(floor.complete, 3)
+  assert.equal(floor.bytes_per_post, 97)
+  assert.equal(floor.all_clients.n, 3)
+})

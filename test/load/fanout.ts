@@ -4,10 +4,18 @@
 // post being sent, and from its acknowledgement, until the unread notice ({"roomId":…}) reached
 // the last of those sockets (performance.md §1.1 lesson 6: 24 ms in one batch, 1,038 ms published
 // one by one). Measured at the sockets, by the generator pinned to core 1.
+// Then the floor (unless --no-floor or --base): once the server has stopped, as many sockets
+// connect to a bare broadcaster on the server's core (support/floor-server.ts: no database, no
+// channels), which is told --posts times, --interval-ms apart, to write each of them one frame
+// as big as the unread notice was. Its time from being told to the last socket is the analogue of
+// the acknowledgement → last socket, and the report gives ours as a multiple of it.
 //
 //   npm run bench:fanout                                 tmp/bench/large (seeded first if missing)
 //   npm run bench:fanout -- --fixture DIR --posts 10 --interval-ms 1000 --room 1
 //   npm run bench:fanout -- --base http://127.0.0.1:3000 --fixture DIR
+//   npm run bench:fanout -- --no-floor                   skips the floor
+//   npm run bench:fanout -- --cpu-prof                   also profiles the server (node --cpu-prof, every 200 µs)
+//                                                        and names its top frames from post sent to last notice
 //
 // Other options: --in-place (no copy of the fixture), --no-pin, --tsx (server sources under tsx),
 // --server-dir DIR, --out DIR.
@@ -18,6 +26,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildFixture, largeSpec } from './fixtures.ts'
+import { describeProfiles, type ProfileSummary, type ProfileWindow } from './support/cpu-profile.ts'
 import { fixturePaths, readPeople, ROOT } from './support/fixture.ts'
 import { HttpClient, isFailure } from './support/http.ts'
 import { processCpuSeconds, processMemory, round, selfCpuSeconds } from './support/measure.ts'
@@ -25,12 +34,14 @@ import { writeFanoutReport } from './support/report.ts'
 import { flag, number, path, readOptions, text } from './support/options.ts'
 import { checkPost } from './support/page-checks.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
-import { copyStorage, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type ServerChild } from './support/server.ts'
+import { copyStorage, cpuProfileFlags, makeMeters, pinningAvailable, reexecPinned, SERVER_CORE, sleep, stampNow, startServer, stopServer, type ServerChild } from './support/server.ts'
+import { measureFloor, type FloorReport } from './support/socket-floor.ts'
 import { percentiles } from './support/stats.ts'
 
 const SCRIPT = fileURLToPath(import.meta.url)
 const PINNED_ENV = 'CAMPFIRE_BENCH_FANOUT_PINNED'
 const UNREAD = JSON.stringify({ channel: 'UnreadRoomsChannel' })
+const PROFILE_US = 200
 
 interface Options {
   fixture: string
@@ -41,6 +52,8 @@ interface Options {
   inPlace: boolean
   serverDir: string
   pin: boolean
+  floor: boolean
+  cpuProf: boolean
   tsx: boolean
   out: string
 }
@@ -55,19 +68,31 @@ const OPTIONS = {
   'server-dir': path('DIR', "start another checkout's server", '.', 'this checkout'),
   out: path('DIR', 'where the report goes', 'tmp/bench'),
   'no-pin': flag('do not pin the server and the generator to their cores'),
+  'no-floor': flag("skip the floor (the same sockets and notice bytes through a bare broadcaster on the server's core)"),
+  'cpu-prof': flag('also profile the server (node --cpu-prof) and name its top frames from each post sent to its last notice'),
   tsx: flag("run the server's sources under tsx instead of compiling them as npm start does"),
 }
 
 const SUMMARY = `The unread fan-out: every member of the biggest room holds a socket subscribed to
 UnreadRoomsChannel; person 1 posts, and the time until the notice reached the last socket is
-reported. Saves tmp/bench/fanout-<stamp>.json and .md. See README.md, "Unread fan-out".`
+reported, then the same for a bare broadcaster (the floor). Saves tmp/bench/fanout-<stamp>.json
+and .md. See README.md, "Unread fan-out".`
 
 function parseOptions(argv: string[]): Options {
   const v = readOptions({ name: 'bench:fanout', summary: SUMMARY, options: OPTIONS }, argv)
   return {
     fixture: v.fixture, base: v.base?.replace(/\/$/, '') ?? null, room: v.room, posts: v.posts, intervalMs: v.intervalMs,
-    inPlace: v.inPlace, serverDir: v.serverDir, pin: !v.noPin, tsx: v.tsx, out: v.out,
+    inPlace: v.inPlace, serverDir: v.serverDir, pin: !v.noPin, floor: !v.noFloor, cpuProf: v.cpuProf, tsx: v.tsx, out: v.out,
   }
+}
+
+// A text frame's size on the wire (server frames are unmasked).
+function wireBytes(payload: number): number {
+  return payload + (payload < 126 ? 2 : payload < 65_536 ? 4 : 10)
+}
+
+function ratio(ours: number | null, floor: number | null): number | null {
+  return ours !== null && floor ? round(ours / floor, 2) : null
 }
 
 function fail(message: string): never {
@@ -81,6 +106,7 @@ interface Notice {
   ackAt: number | null
   got: Uint8Array
   count: number
+  bytes: number // the notice frame's size on the wire
   firstAt: number
   lastAt: number
   // CPU seconds each side spent from the post being sent until the last notice arrived.
@@ -90,6 +116,7 @@ interface Notice {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
+  if (options.cpuProf && options.base !== null) fail('--cpu-prof only works on the server this script starts')
   if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin)) return
   const stamp = stampNow()
   mkdirSync(options.out, { recursive: true })
@@ -106,13 +133,17 @@ async function main(): Promise<void> {
   const poster = people.find((p) => p.id === 1) ?? people[0]!
   let server: ServerChild | null = null
   let storage: string | null = null
+  const profileDir = join(options.out, `fanout-${stamp}-prof`)
+  let profile: ProfileSummary[] | null = null
+  let profileLines: string[] = []
   const sockets: RawWebSocket[] = []
   try {
     let baseUrl = options.base ?? ''
     if (options.base === null) {
       console.log(`bench:fanout: copying ${options.fixture}…`)
       storage = options.inPlace ? options.fixture : copyStorage(options.fixture)
-      server = await startServer(options.serverDir, storage, join(options.out, `fanout-${stamp}-server.log`), {}, options.tsx)
+      const profileFlags = options.cpuProf ? cpuProfileFlags(profileDir, PROFILE_US) : []
+      server = await startServer(options.serverDir, storage, join(options.out, `fanout-${stamp}-server.log`), {}, options.tsx, profileFlags)
       baseUrl = server.baseUrl
     }
     const url = new URL(baseUrl)
@@ -153,7 +184,10 @@ async function main(): Promise<void> {
                   settle()
                 } else if (current && payload.indexOf(roomMarker) >= 0 && !current.got[index]) {
                   current.got[index] = 1
-                  if (current.count++ === 0) current.firstAt = at
+                  if (current.count++ === 0) {
+                    current.firstAt = at
+                    current.bytes = wireBytes(payload.length)
+                  }
                   current.lastAt = at
                 }
               },
@@ -181,7 +215,7 @@ async function main(): Promise<void> {
     for (let seq = 1; seq <= options.posts; seq++) {
       const serverBefore = server ? processCpuSeconds(server.pid) : null
       const generatorBefore = selfCpuSeconds()
-      const notice: Notice = { seq, sentAt: performance.now(), ackAt: null, got: new Uint8Array(people.length), count: 0, firstAt: 0, lastAt: 0, serverCpu: null, generatorCpu: 0 }
+      const notice: Notice = { seq, sentAt: performance.now(), ackAt: null, got: new Uint8Array(people.length), count: 0, bytes: 0, firstAt: 0, lastAt: 0, serverCpu: null, generatorCpu: 0 }
       current = notice
       notices.push(notice)
       const text = `bench write ${randomBytes(6).toString('hex')} fanout ${seq}`
@@ -207,13 +241,50 @@ async function main(): Promise<void> {
     const lap = meters.lap()
     http.close()
     const complete = notices.filter((n) => n.count >= ready)
+    const serverMemory = server ? processMemory(server.pid) : null
+    const ackToLast = percentiles(complete.map((n) => n.lastAt - n.ackAt!))
+    let floor: FloorReport | null = null
+    let floorCores: number[] | null = null
+    const floorNotes: string[] = []
+    const noticeBytes = Math.max(0, ...notices.map((n) => n.bytes))
+    if (server && options.cpuProf) {
+      // The profile is written as the server exits. Its clock is CLOCK_MONOTONIC in µs, as hrtime's.
+      const offsetUs = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000
+      const windows: ProfileWindow[] = notices.filter((n) => n.count > 0).map((n) => ({ fromUs: n.sentAt * 1000 + offsetUs, toUs: n.lastAt * 1000 + offsetUs }))
+      for (const socket of sockets.splice(0)) socket.destroy()
+      await stopServer(server)
+      server = null
+      if (existsSync(profileDir)) ({ summaries: profile, lines: profileLines } = describeProfiles(profileDir, options.serverDir, 25, 8, windows))
+    }
+    if (options.floor && options.base === null && ready > 0 && noticeBytes > 0) {
+      for (const socket of sockets.splice(0)) socket.destroy()
+      if (server) await stopServer(server)
+      server = null
+      console.log(`bench:fanout: floor: ${options.posts} notices of ${noticeBytes} bytes to ${ready} sockets through a bare broadcaster…`)
+      const floorMeters = makeMeters(null)
+      try {
+        floor = await measureFloor({
+          clients: ready, bytesPerPost: noticeBytes, singleFrame: true, posts: options.posts, intervalMs: options.intervalMs,
+          core: pinningAvailable() ? SERVER_CORE : null, connectTimeoutMs: 120_000, drainSecs: 30,
+        })
+        if (floor.ready < floor.clients || floor.complete < floor.posts) {
+          floorNotes.push(`the floor had ${floor.ready} of ${floor.clients} sockets and ${floor.complete} of ${floor.posts} posts complete: its figures are not comparable`)
+        }
+      } catch (error) {
+        floorNotes.push(`the floor failed: ${(error as Error).message}`)
+      }
+      floorCores = floorMeters.lap().core_busy_percent
+    }
+    if ((lap.other_processes_cpu_percent ?? 0) > 10) {
+      floorNotes.push(`other processes used ${lap.other_processes_cpu_percent}% of a core while the posts fanned out: the machine was not quiet, so these figures are pessimistic`)
+    }
     const report = {
       benchmark: 'fanout', stamp, target: options.base ?? `${baseUrl} (started by this script)`, fixture: options.fixture, room: options.room,
       members: people.length, subscribed: ready, failed, connect_secs: round(connectSecs, 2), posts: notices.length, post_errors: postErrors,
       complete: complete.length,
       post_ack_ms: percentiles(notices.filter((n) => n.ackAt).map((n) => n.ackAt! - n.sentAt)),
       sent_to_last_socket_ms: percentiles(complete.map((n) => n.lastAt - n.sentAt)),
-      ack_to_last_socket_ms: percentiles(complete.map((n) => n.lastAt - n.ackAt!)),
+      ack_to_last_socket_ms: ackToLast,
       first_to_last_socket_ms: percentiles(complete.map((n) => n.lastAt - n.firstAt)),
       // CPU time from post sent to last notice received (clock-tick resolution, 10 ms): contention-robust.
       server_cpu_ms_per_post: percentiles(notices.filter((n) => n.serverCpu !== null).map((n) => n.serverCpu! * 1000)),
@@ -224,13 +295,29 @@ async function main(): Promise<void> {
         server_cpu_ms: n.serverCpu === null ? null : round(n.serverCpu * 1000), generator_cpu_ms: round(n.generatorCpu * 1000),
       })),
       server_cpu_percent: lap.server_cpu_percent, generator_cpu_percent: lap.generator_cpu_percent, generator_loop_lag: lap.generator_loop_lag,
-      core_busy_percent: lap.core_busy_percent, server_memory: server ? processMemory(server.pid) : null,
+      core_busy_percent: lap.core_busy_percent, other_processes_cpu_percent: lap.other_processes_cpu_percent, server_memory: serverMemory,
+      notice_bytes: noticeBytes,
+      // The bare broadcaster's time from being told to send to the last socket, and ours
+      // (acknowledgement → last socket) as a multiple of it.
+      floor: floor && { ...floor, told_to_last_socket_ms: floor.all_clients, core_busy_percent: floorCores },
+      vs_floor: floor && { p50: ratio(ackToLast.p50_ms, floor.all_clients.p50_ms), p99: ratio(ackToLast.p99_ms, floor.all_clients.p99_ms) },
+      notes: floorNotes,
+      // With --cpu-prof: the server's samples from each post sent to its last notice.
+      server_profile: profile,
     }
     const file = join(options.out, `fanout-${stamp}.json`)
     writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
     writeFanoutReport(report, options.out, `fanout-${stamp}`)
     console.log(`bench:fanout: ${complete.length}/${notices.length} posts reached all ${ready} sockets; post ack p50 ${report.post_ack_ms.p50_ms} ms; sent → last socket p50 ${report.sent_to_last_socket_ms.p50_ms} / max ${report.sent_to_last_socket_ms.max_ms} ms; ack → last socket p50 ${report.ack_to_last_socket_ms.p50_ms} / max ${report.ack_to_last_socket_ms.max_ms} ms`)
     for (const row of report.per_post) console.log(`  post ${row.seq}: ${row.received} notices, ack ${row.ack_ms} ms, sent → last ${row.sent_to_last_ms} ms, ack → last ${row.ack_to_last_ms} ms, first → last ${row.first_to_last_ms} ms; CPU server ${row.server_cpu_ms ?? '–'} ms, generator ${row.generator_cpu_ms} ms`)
+    if (floor && report.vs_floor) {
+      console.log(`  floor (bare broadcaster, ${floor.ready} sockets, ${floor.bytes_per_post} bytes each, ${floor.complete}/${floor.posts} complete): told → last socket p50 ${floor.all_clients.p50_ms} / p99 ${floor.all_clients.p99_ms} ms; its write loop p50 ${floor.write_loop.p50_ms} ms`)
+      console.log(`  ours vs floor: ack → last socket p50 ${ackToLast.p50_ms} vs ${floor.all_clients.p50_ms} ms (${report.vs_floor.p50 ?? '–'}×), p99 ${ackToLast.p99_ms} vs ${floor.all_clients.p99_ms} ms (${report.vs_floor.p99 ?? '–'}×)`)
+    }
+    console.log(`  cores busy during the posts ${report.core_busy_percent.join('% / ')}% (other processes ${report.other_processes_cpu_percent ?? '–'}%)${floorCores ? `; during the floor ${floorCores.join('% / ')}%` : ''}`)
+    for (const note of floorNotes) console.log(`  note: ${note}`)
+    if (profileLines.length > 0) console.log('  the server, from each post sent to its last notice:')
+    for (const line of profileLines) console.log(line)
     console.log(`  JSON: ${file}`)
     process.exitCode = complete.length === notices.length && postErrors.length === 0 ? 0 : 1
   } finally {

@@ -29,19 +29,21 @@ const EXPECTED: Record<string, Record<string, string | null>> = {
   'bench:users': {
     steps: '250,500,1000,2000,3000', 'step-secs': '60', 'warmup-secs': '15', 'drain-secs': '10', 'nav-secs': '10', 'post-secs': '300',
     fixture: 'tmp/bench/users', base: null, db: null, 'server-pid': null, 'server-dir': null, out: 'tmp/bench',
-    'keep-going': null, 'in-place': null, 'no-gzip': null, 'no-pin': null, tsx: null,
+    'keep-going': null, 'in-place': null, 'no-gzip': null, 'no-pin': null, tsx: null, 'cpu-prof': null, 'cpu-prof-us': '1000', 'no-loop-probe': null, 'gen-cpu-prof': null,
   },
   'bench:caches': {
     steps: '250,500,1000,2000,3000', 'step-secs': '60', 'warmup-secs': '15', 'drain-secs': '10', 'nav-secs': '10', 'post-secs': '300',
     fixture: 'tmp/bench/users', 'server-dir': null, 'keep-going': null, 'in-place': null, 'no-gzip': null, 'no-pin': null, tsx: null,
+    'cpu-prof': null, 'cpu-prof-us': '1000', 'no-loop-probe': null, 'gen-cpu-prof': null,
   },
   'bench:routes': {
     clients: '16', duration: '8', warmup: '2', routes: 'room_show,messages_page,sidebar,search,post_message', 'mixed-write-rate': '0',
     fixture: null, base: null, db: null, labels: null, cookie: null, password: null, 'server-dir': null, out: 'tmp/bench',
     'in-place': null, 'no-gzip': null, 'no-pin': null, tsx: null,
+    'cpu-prof': null, 'cpu-prof-us': '1000', 'gen-cpu-prof': null, 'node-http': null, 'no-loop-probe': null, replay: null,
   },
   'bench:fanout': {
-    fixture: 'tmp/bench/large', base: null, room: '1', posts: '5', 'interval-ms': '2000', 'in-place': null, 'server-dir': null, out: 'tmp/bench', 'no-pin': null, tsx: null,
+    fixture: 'tmp/bench/large', base: null, room: '1', posts: '5', 'interval-ms': '2000', 'in-place': null, 'server-dir': null, out: 'tmp/bench', 'no-pin': null, 'no-floor': null, 'cpu-prof': null, tsx: null,
   },
   'bench:webhooks': { bots: '100', posts: '200', warmup: '50', receiver: 'hang', 'server-dir': null, out: 'tmp/bench', 'no-pin': null, tsx: null },
   'bench:push': { subscribers: '1000', posts: '100', 'interval-ms': '200', modes: 'none,hang,accept', out: 'tmp/bench', 'no-pin': null },
@@ -138,6 +140,9 @@ describe('the load scripts read their options', { concurrency: 2 }, () => {
     ['seed:users', ['--people', '2.5'], /--people.*2\.5/],
     ['seed', ['--password'], /--password/],
     ['bench:caches', ['--out', 'elsewhere'], /--out/],
+    ['bench:routes', ['--cpu-prof-us', 'often'], /--cpu-prof-us needs a number ≥ 0, got 'often'/],
+    ['bench:routes', ['--base', 'http://127.0.0.1:9', '--db', 'x.sqlite3', '--labels', 'labels.json', '--cpu-prof'], /--cpu-prof only works on the server this script starts/],
+    ['bench:users', ['--base', 'http://127.0.0.1:9', '--cpu-prof'], /--cpu-prof only works on the server this script starts/],
   ]
   for (const [script, args, message] of invalid) {
     test(`npm run ${script} -- ${args.join(' ')} fails with a clear error and writes nothing`, async () => {
@@ -146,6 +151,14 @@ describe('the load scripts read their options', { concurrency: 2 }, () => {
       assert.match(stderr, message)
     })
   }
+})
+
+test('npm run bench:caches -- --help names every cache setting, the shell cache and all off among them', async () => {
+  const { code, stdout } = await run('bench:caches', ['--help'])
+  assert.equal(code, 0)
+  const settings = /default all: ([^)]+)\)/.exec(stdout)?.[1]?.split(', ')
+  assert.ok(settings, stdout)
+  for (const name of ['defaults', 'page=off', 'shell=off', 'fragments=off', 'all off']) assert.ok(settings.includes(name), `${name} in ${settings.join(', ')}`)
 })
 
 describe('the shared option reader', () => {

@@ -21,18 +21,29 @@
 //   npm run bench:users -- --steps 100,250 --step-secs 20 --warmup-secs 10
 //   npm run bench:users -- --base http://127.0.0.1:3000 --fixture DIR [--db FILE] [--server-pid PID]
 //
+// On a server it starts, the event-loop delay probe (support/loop-probe.mjs, preloaded with
+// NODE_OPTIONS) reports the server's loop delay per step: p50, p99 and max, and the stalls over
+// 10 ms of a 1 ms timer (--no-loop-probe leaves it out; not with --base).
+//
+//   npm run bench:users -- --steps 1500 --cpu-prof       also profiles the server (node --cpu-prof) and names its
+//                                                        top frames and their callers, over the whole run
+//
 // Other options: --fixture DIR (tmp/bench/users), --drain-secs 10, --post-secs 300, --nav-secs 10,
 // --keep-going, --in-place (run on the fixture itself, not a copy), --no-gzip, --no-pin, --tsx (run the
 // server's sources under tsx instead of compiling it as `npm start` does),
-// --server-dir DIR (another checkout's server), --out DIR (tmp/bench).
+// --server-dir DIR (another checkout's server), --out DIR (tmp/bench), --cpu-prof-us 1000 (the
+// profile's sampling interval in µs), --no-loop-probe, --gen-cpu-prof (profile the generator itself
+// into tmp/bench/users-generator-prof-<stamp> and name its top frames).
 // Saves tmp/bench/users-<stamp>.json and .md with SVG plots beside them.
 import BetterSqlite3 from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildFixture, usersSpec } from './fixtures.ts'
+import { describeProfiles } from './support/cpu-profile.ts'
+import { describeLoopDelay, type LoopDelay } from './support/loop-delay.ts'
 import { fixturePaths, readPeople, ROOT, VOCABULARY } from './support/fixture.ts'
 import { HttpClient, isFailure, type Answer, type Failure as HttpFailure } from './support/http.ts'
 import { processMemory, round, type Memory } from './support/measure.ts'
@@ -40,7 +51,7 @@ import { checkPage, checkPost, type Expectation, type Knowledge } from './suppor
 import { RawWebSocket } from './support/raw-websocket.ts'
 import { writeUsersReport } from './support/report.ts'
 import { Delivery, DELIVERY_TARGET_MS } from './support/deliveries.ts'
-import { copyStorage, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild } from './support/server.ts'
+import { copyStorage, cpuProfileFlags, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild } from './support/server.ts'
 import { flag, number, numbers, path, readOptions, text, usageError } from './support/options.ts'
 import { ServerTiming } from './support/server-timing.ts'
 import { Failures, percentiles, type Percentiles } from './support/stats.ts'
@@ -72,6 +83,10 @@ export interface Options {
   gzip: boolean
   pin: boolean
   tsx: boolean
+  cpuProf: boolean
+  cpuProfUs: number
+  loopProbe: boolean
+  genCpuProf: boolean
   out: string
 }
 
@@ -94,6 +109,10 @@ export const USERS_OPTIONS = {
   'no-gzip': flag('ask for uncompressed pages'),
   'no-pin': flag('do not pin the server and the generator to their cores'),
   tsx: flag("run the server's sources under tsx instead of compiling them as npm start does"),
+  'cpu-prof': flag('also profile the server (node --cpu-prof, the whole run) and name its top frames and their callers'),
+  'cpu-prof-us': number('US', "the profile's sampling interval in µs", 1000),
+  'no-loop-probe': flag("do not preload the event-loop delay probe into the server (no loop delay per step)"),
+  'gen-cpu-prof': flag('profile the generator itself into tmp/bench/users-generator-prof-<stamp> and name its top frames'),
 }
 
 const USERS_SUMMARY = `The users profile: simulated people (an Action Cable socket each, navigations, posts) join in
@@ -103,10 +122,12 @@ tmp/bench/users-<stamp>.json and .md. See README.md, "The users profile".`
 function parseOptions(argv: string[]): Options {
   const v = readOptions({ name: 'bench:users', summary: USERS_SUMMARY, options: USERS_OPTIONS }, argv)
   if (v.base !== null && !/^http:\/\/[^/]+:\d+\/?$/.test(v.base)) usageError('bench:users', '--base must look like http://HOST:PORT')
+  if (v.base !== null && v.cpuProf) usageError('bench:users', '--cpu-prof only works on the server this script starts')
   return {
     steps: v.steps, stepSecs: v.stepSecs, warmupSecs: v.warmupSecs, drainSecs: v.drainSecs, navSecs: v.navSecs, postSecs: v.postSecs,
     fixture: v.fixture, base: v.base, db: v.db, serverPid: v.serverPid, serverDir: v.serverDir,
     keepGoing: v.keepGoing, inPlace: v.inPlace, gzip: !v.noGzip, pin: !v.noPin, tsx: v.tsx, out: v.out,
+    cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, loopProbe: !v.noLoopProbe, genCpuProf: v.genCpuProf,
   }
 }
 
@@ -609,6 +630,8 @@ export interface StepReport {
   keepalive_retries: number
   server_timing: ReturnType<ServerTiming['summary']>
   page_hit_rate_by_kind: Record<string, number | null>
+  // The viewer-shell cache's (Server-Timing `shell`), null for a kind it did not report on.
+  shell_hit_rate_by_kind: Record<string, number | null>
   server: { cpu_percent: number | null; memory: Memory | null }
   generator: { cpu_percent: number | null; loop_lag: Lap['generator_loop_lag']; memory: Memory | null }
   machine: { core_busy_percent: number[]; other_processes_cpu_percent: number | null }
@@ -616,11 +639,21 @@ export interface StepReport {
   // socket work included), and how many people one whole core would serve at that rate.
   server_cpu_ms_per_navigation: number | null
   people_per_server_core: number | null
+  // The server's event loop over the step (null with --base or --no-loop-probe).
+  server_loop_delay: LoopDelay | null
   served: boolean
   verdict: string[]
 }
 
-function stepReport(stats: StepStats, lap: Lap, retries: number, serverPid: number | null): StepReport {
+// One Server-Timing metric's hit rate per kind of page (room, sidebar, messages, search).
+function hitRateByKind(stats: StepStats, metric: string): Record<string, number | null> {
+  return Object.fromEntries([...stats.timingByKind].map(([kind, timing]) => {
+    const m = timing.summary()[metric]
+    return [kind, typeof m === 'object' ? m.hit_rate_percent : null]
+  }))
+}
+
+function stepReport(stats: StepStats, lap: Lap, retries: number, serverPid: number | null, loopDelay: LoopDelay | null): StepReport {
   const secs = (stats.endedAt - stats.startedAt) / 1000
   const all = NAV_KINDS.flatMap((kind) => stats.nav[kind])
   let expected = 0
@@ -658,15 +691,14 @@ function stepReport(stats: StepStats, lap: Lap, retries: number, serverPid: numb
     unread_notices: stats.unreadFrames,
     keepalive_retries: retries,
     server_timing: stats.timing.summary(),
-    page_hit_rate_by_kind: Object.fromEntries([...stats.timingByKind].map(([kind, timing]) => {
-      const page = timing.summary().page
-      return [kind, typeof page === 'object' ? page.hit_rate_percent : null]
-    })),
+    page_hit_rate_by_kind: hitRateByKind(stats, 'page'),
+    shell_hit_rate_by_kind: hitRateByKind(stats, 'shell'),
     server: { cpu_percent: lap.server_cpu_percent, memory: serverPid ? processMemory(serverPid) : null },
     generator: { cpu_percent: lap.generator_cpu_percent, loop_lag: lap.generator_loop_lag, memory: processMemory(process.pid) },
     machine: { core_busy_percent: lap.core_busy_percent, other_processes_cpu_percent: lap.other_processes_cpu_percent },
     server_cpu_ms_per_navigation: lap.server_cpu_percent === null || all.length === 0 ? null : round((lap.server_cpu_percent / 100) * secs * 1000 / all.length, 2),
     people_per_server_core: lap.server_cpu_percent ? Math.round((stats.people * 100) / lap.server_cpu_percent) : null,
+    server_loop_delay: loopDelay,
     served: verdict.length === 0,
     verdict,
   }
@@ -720,11 +752,18 @@ export interface UsersReport {
   highest_served_step: number | null
   audit: { acknowledged: number; failures: string[] }
   notes: string[]
+  server_profile: ReturnType<typeof describeProfiles>['summaries'] | null
 }
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
-  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin)) return
+  const generatorProfile = options.genCpuProf ? join(options.out, `users-generator-prof-${stampNow()}`) : null
+  const printGeneratorProfile = () => {
+    if (generatorProfile === null) return
+    console.log(`bench:users: the generator's own profile, ${generatorProfile}:`)
+    for (const line of describeProfiles(generatorProfile, ROOT, 25, 10).lines) console.log(line)
+  }
+  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin, generatorProfile, printGeneratorProfile)) return
   const stamp = stampNow()
   mkdirSync(options.out, { recursive: true })
   const notes: string[] = []
@@ -738,6 +777,7 @@ async function main(): Promise<void> {
   let server: ServerChild | null = null
   let storage: string | null = null
   let run: Run | null = null
+  const profileDir = join(options.out, `users-${stamp}-prof`)
   const cleanup = async () => {
     run?.stop()
     if (server) await stopServer(server)
@@ -763,9 +803,10 @@ async function main(): Promise<void> {
     if (options.base === null) {
       storage = options.inPlace ? options.fixture : copyStorage(options.fixture)
       dbPath = join(storage, 'db', 'production.sqlite3')
-      server = await startServer(options.serverDir, storage, join(options.out, `users-${stamp}-server.log`), {}, options.tsx)
+      const profile = options.cpuProf ? cpuProfileFlags(profileDir, options.cpuProfUs) : []
+      server = await startServer(options.serverDir, storage, join(options.out, `users-${stamp}-server.log`), {}, options.tsx, profile, { probe: options.loopProbe })
       baseUrl = server.baseUrl
-      console.log(`bench:users: server ${server.pid} on ${baseUrl} (core 0), storage ${storage}`)
+      console.log(`bench:users: server ${server.pid} on ${baseUrl} (core 0), storage ${storage}${options.cpuProf ? `, profiled every ${options.cpuProfUs} µs into ${profileDir}` : ''}`)
     }
     const serverPid = server?.pid ?? options.serverPid
     const db = new BetterSqlite3(dbPath, { readonly: true, fileMustExist: true })
@@ -793,13 +834,16 @@ async function main(): Promise<void> {
       const stats = new StepStats(run.people.length, `step ${people}`)
       const retriesBefore = http.retries
       run.stats = stats
+      const probe = server?.probe ?? null
+      await probe?.lap()
       meters.lap()
       await pause(options.stepSecs * 1000)
       stats.endedAt = performance.now()
       const lap = meters.lap()
+      const loopDelay = (await probe?.lap()) ?? null
       run.stats = new StepStats(people, `drain ${people}`)
       await sleep(options.drainSecs * 1000)
-      const report = stepReport(stats, lap, http.retries - retriesBefore, serverPid)
+      const report = stepReport(stats, lap, http.retries - retriesBefore, serverPid, loopDelay)
       report.connect_secs = round(connectSecs, 1)
       finished.push(stats)
       reports.push(report)
@@ -844,14 +888,32 @@ async function main(): Promise<void> {
     const report: UsersReport = {
       benchmark: 'users', stamp, target: options.base ?? `${baseUrl} (started by this script)`,
       options: { ...options, out: undefined } as unknown as Omit<Options, 'out'>,
-      machine: { cpus: cpus().length, node: process.version, pinned: { server: server ? '0' : null, generator: process.env[PINNED_ENV] ? '1' : null } },
+      machine: { cpus: cpus().length, node: process.version, pinned: { server: server ? '0' : null, generator: process.env[PINNED_ENV] === '1' ? '1' : null } },
       fixture, steps: reports, highest_served_step: highest,
       audit: { acknowledged: world.acknowledged.length, failures: auditFailures }, notes,
+      server_profile: null,
     }
     await cleanup()
+    // The server writes its profile as it exits.
+    const profileLines: string[] = []
+    if (options.cpuProf && existsSync(profileDir)) {
+      const described = describeProfiles(profileDir, options.serverDir)
+      report.server_profile = described.summaries
+      profileLines.push(...described.lines)
+      console.log(`\nbench:users: the server's profile (${profileDir}), the whole run (connecting, warmups and steps):`)
+      for (const line of described.lines) console.log(line)
+    }
     const file = join(options.out, `users-${stamp}.json`)
     writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
     const markdown = writeUsersReport(report, options.out, `users-${stamp}`)
+    if (profileLines.length > 0) appendFileSync(markdown, ['## Server CPU profile (the whole run)', '', '```', ...profileLines, '```', ''].join('\n'))
+    console.log('\nbench:users: per step (server event-loop delay from the probe; stalls: 1 ms timer ticks more than 10 ms late)')
+    console.log(`  ${'people'.padStart(6)}  ${'verdict'.padEnd(10)}  ${'nav p99 ms'.padStart(10)}  ${'server CPU'.padStart(10)}  ${'ms CPU/nav'.padStart(10)}  loop p50 / p99 / max ms   stalls > 10 ms (total ms, longest)`)
+    for (const r of reports) {
+      const d = r.server_loop_delay
+      const loop = d ? `${d.p50_ms} / ${d.p99_ms} / ${d.max_ms}`.padEnd(23) + `  ${d.stalls_over_10ms} (${d.stalled_ms} ms, ${d.longest_stall_ms} ms)` : 'n/a'
+      console.log(`  ${String(r.people).padStart(6)}  ${(r.served ? 'served' : 'NOT served').padEnd(10)}  ${String(r.navigations.all.p99_ms ?? '–').padStart(10)}  ${`${r.server.cpu_percent ?? '–'}%`.padStart(10)}  ${String(r.server_cpu_ms_per_navigation ?? '–').padStart(10)}  ${loop}`)
+    }
     console.log(`\nbench:users: highest served step: ${highest ?? 'none'}; audit of ${world.acknowledged.length} acknowledged posts: ${auditFailures.length === 0 ? 'ok' : auditFailures.join('; ')}`)
     for (const note of notes) console.log(`  note: ${note}`)
     console.log(`  JSON: ${file}\n  report: ${markdown}`)
@@ -872,8 +934,9 @@ function printStep(r: StepReport): void {
   console.log(`    failures ${r.failures}${r.failures ? ' ' + JSON.stringify(r.failure_reasons) : ''}; keep-alive retries ${r.keepalive_retries}`)
   console.log(`    server CPU ${r.server.cpu_percent ?? '–'}%, RSS ${r.server.memory?.rss_mb ?? '–'} MB; generator CPU ${r.generator.cpu_percent ?? '–'}%, loop lag p99 ${r.generator.loop_lag.p99_ms} ms; cores ${r.machine.core_busy_percent.join('/')}%`)
   console.log(`    server CPU per navigation ${r.server_cpu_ms_per_navigation ?? '–'} ms → one core would serve about ${r.people_per_server_core ?? '–'} people`)
+  console.log(`    server event-loop delay ${describeLoopDelay(r.server_loop_delay)}${r.server_loop_delay ? `, longest ${r.server_loop_delay.longest_stall_ms} ms` : ''}`)
   console.log(`    Server-Timing ${JSON.stringify(r.server_timing)}`)
-  console.log(`    page hit rate by kind (%) ${JSON.stringify(r.page_hit_rate_by_kind)}`)
+  console.log(`    page hit rate by kind (%) ${JSON.stringify(r.page_hit_rate_by_kind)}; shell ${JSON.stringify(r.shell_hit_rate_by_kind)}`)
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main()

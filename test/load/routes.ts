@@ -6,21 +6,36 @@
 // rules). Every acknowledged post is audited in the database afterwards (§2.3). It reports req/s
 // (valid responses only) and latency percentiles per route. With --mixed-write-rate R, one writer
 // posts into HQ at most R times a second during each read route (the "mixed" profile).
+// The generator must stay cheaper than the server: its requests go over plain keep-alive sockets
+// with a small HTTP reader of its own (support/raw-http.ts; --node-http uses Node's http client
+// instead), and a response whose status, headers that the check reads and body bytes equal one of
+// the last 8 that passed under the same contract gets that verdict without being decoded again
+// (harness-validator.ts's ValidResponses, as the harness's own cache). Every response is still
+// checked; the report counts how many were parsed in full and how many matched a validated one,
+// and gives the generator's CPU per request. On a server it starts, the event-loop delay probe
+// (support/loop-probe.mjs) reports the server's loop delay per route.
 //
 //   npm run bench:routes                                 the harness-shaped dev seed, our server on core 0
 //   npm run bench:routes -- --fixture tmp/bench/large --clients 1 --duration 5
 //   npm run bench:routes -- --mixed-write-rate 10
 //   npm run bench:routes -- --base http://127.0.0.1:3000 --db FILE --labels labels.json (--cookie C | --password P)
 //
+//   npm run bench:routes -- --routes room_show --cpu-prof    also profiles the server and names its top frames and their callers
+//
 // Other options: --warmup 2 (seconds, 4 clients), --routes a,b,c, --no-gzip, --tsx (server sources
 // under tsx, not compiled as `npm start` does), --in-place (run on
-// the fixture itself, not a copy), --no-pin, --server-dir DIR, --out DIR (tmp/bench).
+// the fixture itself, not a copy), --no-pin, --server-dir DIR, --out DIR (tmp/bench),
+// --cpu-prof-us 1000 (the server profile's sampling interval in µs), --gen-cpu-prof (profile the
+// generator itself into tmp/bench/routes-generator-prof-<stamp> and name its top frames),
+// --node-http (Node's http client for the load), --no-loop-probe (no probe in the server),
+// --replay (the generator alone: the read routes answered by a bare server on core 0 replaying the
+// bytes our server gave, so the figures are the generator's own ceiling; no posts).
 // A fixture folder (seed:users, seed:large) supplies labels.json, people.tsv (person 1's cookie)
 // and its database; without --fixture a temporary copy of `npm run seed`'s dataset is used.
 // Saves tmp/bench/routes-<stamp>.json and .md with SVG plots.
 import BetterSqlite3 from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,15 +43,19 @@ import { RailsSigning } from '../../server/lib/rails/signing.ts'
 import { dbTime } from '../../server/lib/time.ts'
 import { Store } from '../../server/models/store.ts'
 import {
-  auditWrites, checkResponse, expectedWindows, postRequest, prepareContract, preparePostContract, writeMark,
+  auditWrites, checkResponse, expectedWindows, postRequest, prepareContract, preparePostContract, ValidResponses, writeMark,
   type Acknowledgement, type Contract, type RouteKind, type SeedLabels, type WireResponse,
 } from '../support/harness-validator.ts'
 import { flattenLabels, seedDatabase } from './seed.ts'
 import { fixturePaths, readPeople, ROOT, sessionCookie, sessionToken } from './support/fixture.ts'
-import { HttpClient, isFailure, type Answer } from './support/http.ts'
+import { describeProfiles } from './support/cpu-profile.ts'
+import { HttpClient, isFailure, type Answer, type Failure, type RequestSpec } from './support/http.ts'
+import { describeLoopDelay, type LoopDelay } from './support/loop-delay.ts'
+import { RawHttpClient } from './support/raw-http.ts'
+import { recordResponse, startReplay, type Replay } from './support/replay.ts'
 import { processMemory, round } from './support/measure.ts'
 import { writeRoutesReport, type RouteRow } from './support/report.ts'
-import { copyStorage, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild } from './support/server.ts'
+import { copyStorage, cpuProfileFlags, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild } from './support/server.ts'
 import { choices, flag, number, path, readOptions, text, usageError } from './support/options.ts'
 import { ServerTiming } from './support/server-timing.ts'
 import { Failures, percentiles } from './support/stats.ts'
@@ -64,7 +83,16 @@ interface Options {
   pin: boolean
   tsx: boolean
   out: string
+  // bench:routes' own (other scripts that start a server through prepareTarget leave them out).
+  cpuProf?: boolean
+  cpuProfUs?: number
+  genCpuProf?: boolean
+  nodeHttp?: boolean
+  loopProbe?: boolean
+  replay?: boolean
 }
+
+const profileDirOf = (options: Options, stamp: string) => (options.cpuProf ? join(options.out, `routes-${stamp}-prof`) : null)
 
 const OPTIONS = {
   clients: number('N', 'closed-loop clients per route', 16),
@@ -84,6 +112,12 @@ const OPTIONS = {
   'no-gzip': flag('ask for uncompressed responses'),
   'no-pin': flag('do not pin the server and the generator to their cores'),
   tsx: flag("run the server's sources under tsx instead of compiling them as npm start does"),
+  'cpu-prof': flag('also profile the server (node --cpu-prof) and name its top frames and their callers'),
+  'cpu-prof-us': number('US', "the server profile's sampling interval in µs", 1000),
+  'gen-cpu-prof': flag('profile the generator itself into tmp/bench/routes-generator-prof-<stamp> and name its top frames'),
+  'node-http': flag("send the load through Node's http client instead of the generator's own keep-alive sockets"),
+  'no-loop-probe': flag("do not preload the event-loop delay probe into the server (no loop delay in the report)"),
+  replay: flag("measure the generator alone: the read routes answered by a bare server replaying our server's bytes (no posts)"),
 }
 
 const SUMMARY = `The harness's read-and-post profile: per route a warmup, then --clients closed-loop clients for
@@ -93,10 +127,12 @@ post audited. Saves tmp/bench/routes-<stamp>.json and .md. See README.md, "The r
 function parseOptions(argv: string[]): Options {
   const v = readOptions({ name: 'bench:routes', summary: SUMMARY, options: OPTIONS }, argv)
   if (v.base !== null && (v.db === null || (v.labels === null && v.fixture === null))) usageError('bench:routes', '--base needs --db FILE and --labels FILE (or --fixture DIR)')
+  if (v.base !== null && v.cpuProf) usageError('bench:routes', '--cpu-prof only works on the server this script starts')
   return {
     clients: Math.max(1, Math.floor(v.clients)), duration: v.duration, warmup: v.warmup, routes: v.routes, gzip: !v.noGzip, mixedWriteRate: v.mixedWriteRate,
     fixture: v.fixture, base: v.base?.replace(/\/$/, '') ?? null, db: v.db, labels: v.labels, cookie: v.cookie, password: v.password,
     inPlace: v.inPlace, serverDir: v.serverDir, pin: !v.noPin, tsx: v.tsx, out: v.out,
+    cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, genCpuProf: v.genCpuProf, nodeHttp: v.nodeHttp, loopProbe: !v.noLoopProbe, replay: v.replay,
   }
 }
 
@@ -169,8 +205,10 @@ async function prepareTarget(options: Options, stamp: string, http: (base: strin
     console.log(options.inPlace ? `bench:routes: running on ${options.fixture} itself` : `bench:routes: copying ${options.fixture}…`)
     storage = options.inPlace ? options.fixture : copyStorage(options.fixture)
   }
-  const server = await startServer(options.serverDir, storage, join(options.out, `routes-${stamp}-server.log`), {}, options.tsx)
-  console.log(`bench:routes: server ${server.pid} on ${server.baseUrl} (core 0)`)
+  const profileDir = profileDirOf(options, stamp)
+  const profile = profileDir ? cpuProfileFlags(profileDir, options.cpuProfUs ?? 1000) : []
+  const server = await startServer(options.serverDir, storage, join(options.out, `routes-${stamp}-server.log`), {}, options.tsx, profile, { probe: options.loopProbe ?? false })
+  console.log(`bench:routes: server ${server.pid} on ${server.baseUrl} (core 0)${options.cpuProf ? `, profiled every ${options.cpuProfUs} µs` : ''}`)
   return { baseUrl: server.baseUrl, dbPath: join(storage, 'db', 'production.sqlite3'), labels, cookie, server, storage: options.fixture === null || !options.inPlace ? storage : null }
 }
 
@@ -225,27 +263,27 @@ interface Sample {
   invalid: Failures
   errorReasons: Failures
   timing: ServerTiming
+  // Responses checked in full (decoded and parsed), and ones equal to a validated response.
+  parsed: number
+  matched: number
 }
 
-const newSample = (): Sample => ({ latencies: [], ok: 0, errors: 0, invalid: new Failures(), errorReasons: new Failures(), timing: new ServerTiming() })
+const newSample = (): Sample => ({ latencies: [], ok: 0, errors: 0, invalid: new Failures(), errorReasons: new Failures(), timing: new ServerTiming(), parsed: 0, matched: 0 })
 
-const validated = new Map<Route, { wire: Buffer; type: string; encoding: string }[]>()
-const shape = (answer: Answer) => ({ type: String(answer.headers['content-type'] ?? ''), encoding: String(answer.headers['content-encoding'] ?? 'identity') })
+// As the harness: bytes equal to one of the last 8 responses validated under the same contract
+// are not parsed again. A run's contracts do not change: the mixed profile's writer posts only
+// into HQ, with "bench write" text, which is in no read route's expected window, search or room
+// list. A write that could change an expectation needs a new Contract (which starts with nothing
+// validated) or ValidResponses.forget.
+const validated = new ValidResponses(8)
 
-function recentlyValid(route: Route, answer: Answer): boolean {
-  const { type, encoding } = shape(answer)
-  return answer.status === 200 && (validated.get(route) ?? []).some((v) => v.type === type && v.encoding === encoding && v.wire.equals(answer.wire))
-}
-
-function remember(route: Route, answer: Answer): void {
-  const list = validated.get(route) ?? []
-  list.push({ wire: answer.wire, ...shape(answer) })
-  if (list.length > 8) list.shift()
-  validated.set(route, list)
+// Either client: support/raw-http.ts's, or Node's (support/http.ts).
+export interface Requester {
+  request(spec: RequestSpec): Promise<Answer | Failure>
 }
 
 // One request of the route, validated; a post's acknowledgement is recorded.
-async function hit(http: HttpClient, route: Route, contract: Contract, target: Target, gzip: boolean, sample: Sample, acks: Acknowledgement[]): Promise<void> {
+async function hit(http: Requester, route: Route, contract: Contract, target: Target, gzip: boolean, sample: Sample, acks: Acknowledgement[]): Promise<void> {
   let answer
   let token: string | undefined
   if (route === 'post_message') {
@@ -261,19 +299,21 @@ async function hit(http: HttpClient, route: Route, contract: Contract, target: T
     return
   }
   sample.timing.add(answer.headers['server-timing'])
-  // As the harness: bytes equal to one of the route's last 8 validated responses are not parsed again.
-  if (route !== 'post_message' && recentlyValid(route, answer)) {
+  const wire = wireOf(answer)
+  if (validated.matches(contract, wire)) {
+    sample.matched++
     sample.ok++
     sample.latencies.push(answer.ms)
     return
   }
-  const verdict = checkResponse(contract, wireOf(answer), token)
+  sample.parsed++
+  const verdict = checkResponse(contract, wire, token)
   if (verdict.failures.length > 0) {
     for (const failure of verdict.failures) sample.invalid.add(failure)
     return
   }
   if (route === 'post_message') acks.push({ id: Number(verdict.messageId), token })
-  else remember(route, answer)
+  else validated.remember(contract, wire)
   sample.ok++
   sample.latencies.push(answer.ms)
 }
@@ -300,6 +340,10 @@ async function writer(rate: number, secs: number, once: () => Promise<void>): Pr
 
 interface RouteResult extends RouteRow {
   warmup: { ok: number; errors: number; invalid: number; reasons: Record<string, number> }
+  // How the timed responses were checked: decoded and parsed in full, or equal in bytes to one that was.
+  validation: { parsed: number; matched_validated: number }
+  generator_cpu_us_per_request: number | null
+  server_loop_delay: LoopDelay | null
   server_timing: ReturnType<ServerTiming['summary']>
   server_cpu_percent: number | null
   server_cpu_ms_per_request: number | null
@@ -312,18 +356,34 @@ interface RouteResult extends RouteRow {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
-  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin)) return
+  const generatorProfile = options.genCpuProf ? join(options.out, `routes-generator-prof-${stampNow()}`) : null
+  const printGeneratorProfile = () => {
+    if (generatorProfile === null) return
+    console.log(`bench:routes: the generator's own profile, ${generatorProfile}:`)
+    for (const line of describeProfiles(generatorProfile, ROOT, 25, 10).lines) console.log(line)
+  }
+  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin, generatorProfile, printGeneratorProfile)) return
   const stamp = stampNow()
   mkdirSync(options.out, { recursive: true })
   let target: Target | null = null
-  const clients: HttpClient[] = []
+  const clients: { close(): void }[] = []
   const client = (base: string, sockets = 4) => {
     const c = new HttpClient(base, sockets)
     clients.push(c)
     return c
   }
+  // The load's client: the generator's own, unless --node-http.
+  const loadClient = (base: string, sockets: number): Requester => {
+    if (options.nodeHttp) return client(base, sockets)
+    const c = new RawHttpClient(base, sockets)
+    clients.push(c)
+    return c
+  }
+  let replay: Replay | null = null
   const cleanup = async () => {
     for (const c of clients) c.close()
+    await replay?.stop()
+    replay = null
     if (target?.server) await stopServer(target.server)
     if (target?.storage) rmSync(target.storage, { recursive: true, force: true })
     target = null
@@ -336,29 +396,54 @@ async function main(): Promise<void> {
     const hq = Number(target.labels['rooms.hq'])
     const mark = writeMark(db, hq)
     const contracts = await prepareContracts(client(target.baseUrl), target, db, options.routes)
-    const meters = makeMeters(target.server?.pid ?? null)
+    // --replay: the load goes to a bare server answering the bytes ours just gave, and posts are left out.
+    let loadBase = target.baseUrl
+    let probe = target.server?.probe ?? null
+    let routes = options.routes
+    if (options.replay) {
+      const entries: { path: string; response: Buffer }[] = []
+      const recorder = client(target.baseUrl)
+      for (const route of routes.filter((r) => r !== 'post_message')) {
+        const answer = await recorder.request({ path: PATHS[route](target.labels), headers: { cookie: target.cookie, 'accept-encoding': options.gzip ? 'gzip' : 'identity' }, decode: false })
+        if (isFailure(answer)) throw new Error(`${route}: ${answer.error}`)
+        entries.push({ path: PATHS[route](target.labels), response: recordResponse(answer) })
+      }
+      replay = await startReplay(entries)
+      loadBase = replay.baseUrl
+      probe = null
+      routes = routes.filter((r) => r !== 'post_message')
+      if (target.server) await stopServer(target.server)
+      console.log(`bench:routes: --replay: ${routes.join(', ')} answered by a bare replay server ${replay.pid} on ${loadBase} (core 0); our server stopped, posts left out`)
+    }
+    const meters = makeMeters(replay?.pid ?? target.server?.pid ?? null)
     const acks: Acknowledgement[] = []
     const results: RouteResult[] = []
-    for (const route of options.routes) {
+    for (const route of routes) {
       const contract = contracts.get(route)!
-      const http = client(target.baseUrl, options.clients + 2)
+      const http = loadClient(loadBase, options.clients + 2)
       const warm = newSample()
       await closedLoop(Math.min(4, options.clients), options.warmup, () => hit(http, route, contract, target!, options.gzip, warm, acks))
       const sample = newSample()
       const writerSample = newSample()
-      const writing = options.mixedWriteRate > 0 && route !== 'post_message' && contracts.has('post_message')
+      const writing = options.mixedWriteRate > 0 && route !== 'post_message' && contracts.has('post_message') && !options.replay
       meters.lap()
       const postContract = contracts.get('post_message')
-      const writerHttp = writing ? client(target.baseUrl, 2) : null
+      const writerHttp = writing ? loadClient(target.baseUrl, 2) : null
+      await probe?.lap()
       const [secs] = await Promise.all([
         closedLoop(options.clients, options.duration, () => hit(http, route, contract, target!, options.gzip, sample, acks)),
         writing ? writer(options.mixedWriteRate, options.duration, () => hit(writerHttp!, 'post_message', postContract!, target!, options.gzip, writerSample, acks)) : Promise.resolve(),
       ])
       const lap = meters.lap()
+      const loopDelay = (await probe?.lap()) ?? null
       const result: RouteResult = {
         route, clients: options.clients, rps: round(sample.ok / secs, 1), latency: percentiles(sample.latencies), ok: sample.ok, errors: sample.errors, invalid: sample.invalid.total,
         reasons: { ...sample.invalid.counts, ...sample.errorReasons.counts },
         warmup: { ok: warm.ok, errors: warm.errors, invalid: warm.invalid.total, reasons: { ...warm.invalid.counts, ...warm.errorReasons.counts } },
+        validation: { parsed: sample.parsed, matched_validated: sample.matched },
+        // Everything the generator did in the timed phase (the writer's posts too), per valid read.
+        generator_cpu_us_per_request: lap.generator_cpu_percent === null || sample.ok === 0 ? null : round((lap.generator_cpu_percent / 100) * secs * 1e6 / (sample.ok + writerSample.ok), 1),
+        server_loop_delay: loopDelay,
         server_cpu_ms_per_request: lap.server_cpu_percent === null || sample.ok === 0 ? null : round((lap.server_cpu_percent / 100) * secs * 1000 / sample.ok, 3),
         rps_per_server_core: lap.server_cpu_percent ? Math.round((sample.ok / secs) * 100 / lap.server_cpu_percent) : null,
         server_timing: sample.timing.summary(), server_cpu_percent: lap.server_cpu_percent, generator_cpu_percent: lap.generator_cpu_percent,
@@ -367,10 +452,11 @@ async function main(): Promise<void> {
       }
       results.push(result)
       const l = result.latency
-      console.log(`  ${route.padEnd(14)} ${String(result.rps).padStart(9)} req/s  p50 ${l.p50_ms} / p95 ${l.p95_ms} / p99 ${l.p99_ms} ms  ok ${result.ok} errors ${result.errors} invalid ${result.invalid}${result.invalid + result.errors ? ' ' + JSON.stringify(result.reasons) : ''}  server ${lap.server_cpu_percent ?? '–'}% (${result.server_cpu_ms_per_request ?? '–'} ms CPU/request, ≈${result.rps_per_server_core ?? '–'} req/s per core) generator ${lap.generator_cpu_percent}% cores ${lap.core_busy_percent.join('/')}%${result.writer ? `  writer ok ${result.writer.ok} invalid ${result.writer.invalid}` : ''}`)
+      console.log(`  ${route.padEnd(14)} ${String(result.rps).padStart(9)} req/s  p50 ${l.p50_ms} / p95 ${l.p95_ms} / p99 ${l.p99_ms} ms  ok ${result.ok} errors ${result.errors} invalid ${result.invalid}${result.invalid + result.errors ? ' ' + JSON.stringify(result.reasons) : ''}  server ${lap.server_cpu_percent ?? '–'}% (${result.server_cpu_ms_per_request ?? '–'} ms CPU/request, ≈${result.rps_per_server_core ?? '–'} req/s per core) generator ${lap.generator_cpu_percent}% (${result.generator_cpu_us_per_request ?? '–'} µs/request) cores ${lap.core_busy_percent.join('/')}%${result.writer ? `  writer ok ${result.writer.ok} invalid ${result.writer.invalid}` : ''}`)
+      console.log(`  ${''.padEnd(14)} checked: ${sample.parsed} parsed in full, ${sample.matched} matched a validated response; server loop delay ${describeLoopDelay(loopDelay)}`)
     }
     console.log(`bench:routes: auditing ${acks.length} acknowledged posts…`)
-    const audit = acks.length > 0 || options.routes.includes('post_message') ? auditWrites(db, { roomId: hq, ...mark, acknowledged: acks }) : []
+    const audit = acks.length > 0 || routes.includes('post_message') ? auditWrites(db, { roomId: hq, ...mark, acknowledged: acks }) : []
     const fixtureSize = { messages: db.prepare('SELECT COUNT(*) FROM messages').pluck().get() as number, users: db.prepare('SELECT COUNT(*) FROM users').pluck().get() as number }
     db.close()
     const failed = results.some((r) => r.errors + r.invalid + r.warmup.errors + r.warmup.invalid + (r.writer ? r.writer.errors + r.writer.invalid : 0) > 0) || audit.length > 0
@@ -378,16 +464,33 @@ async function main(): Promise<void> {
       benchmark: 'routes', profile: options.mixedWriteRate > 0 ? 'mixed-read-write-v1' : 'read-and-post-v1', validation: 'route-contract-v1', stamp,
       target: options.base ?? `${target.baseUrl} (started by this script)`, fixture: options.fixture ?? 'npm run seed dataset (harness-shaped)', fixture_size: fixtureSize,
       options: { ...options, out: undefined, cookie: options.cookie ? '(given)' : null, password: options.password ? '(given)' : null },
-      machine: { cpus: cpus().length, node: process.version, pinned: { server: target.server ? '0' : null, generator: process.env[PINNED_ENV] ? '1' : null } },
+      machine: { cpus: cpus().length, node: process.version, pinned: { server: target.server ? '0' : null, generator: process.env[PINNED_ENV] === '1' ? '1' : null } },
+      http_client: options.nodeHttp ? 'node:http' : 'raw-http (support/raw-http.ts)',
       routes: results, audit: { acknowledged: acks.length, failures: audit }, passed: !failed,
       server_memory_end: target.server ? processMemory(target.server.pid) : null,
+      server_profile: null as ReturnType<typeof describeProfiles>['summaries'] | null,
     }
     await cleanup()
+    // The server writes its profile as it exits.
+    const profileDir = profileDirOf(options, stamp)
+    const profileLines: string[] = []
+    if (profileDir && existsSync(profileDir)) {
+      const described = describeProfiles(profileDir, options.serverDir)
+      report.server_profile = described.summaries
+      profileLines.push(...described.lines)
+      console.log(`bench:routes: the server's profile (${profileDir}), every route and warmup together:`)
+      for (const line of described.lines) console.log(line)
+    }
     const name = `routes-${stamp}`
     const file = join(options.out, `${name}.json`)
     writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
-    const title = `Routes profile (${report.profile}), ${options.clients} client${options.clients === 1 ? '' : 's'}, ${options.gzip ? 'gzip' : 'identity'} — ${stamp}`
-    const extra = [`Fixture: ${report.fixture} (${fixtureSize.messages.toLocaleString('en-US')} messages, ${fixtureSize.users.toLocaleString('en-US')} users).`, `Write audit: ${acks.length} acknowledged posts, ${audit.length === 0 ? 'ok' : audit.join('; ')}.`, `Validation: every warmup and timed response checked (route-contract-v1); ${report.passed ? 'all passed' : 'FAILURES above'}.`]
+    const title = `Routes profile (${report.profile}${options.replay ? ', replayed: the generator alone' : ''}), ${options.clients} client${options.clients === 1 ? '' : 's'}, ${options.gzip ? 'gzip' : 'identity'} — ${stamp}`
+    const extra = [
+      `Fixture: ${report.fixture} (${fixtureSize.messages.toLocaleString('en-US')} messages, ${fixtureSize.users.toLocaleString('en-US')} users).`,
+      `Write audit: ${acks.length} acknowledged posts, ${audit.length === 0 ? 'ok' : audit.join('; ')}.`,
+      `Validation: every warmup and timed response checked (route-contract-v1); ${report.passed ? 'all passed' : 'FAILURES above'}. "Parsed" responses were decoded and checked in full; "matched" ones were equal in status, checked headers and body bytes to one that had passed under the same contract (the harness's cache of valid responses). HTTP client: ${report.http_client}.`,
+      ...(profileLines.length ? ['', '## Server CPU profile', '', '```', ...profileLines, '```'] : []),
+    ]
     const markdown = writeRoutesReport(title, results, extra, options.out, name)
     console.log(`bench:routes: ${report.passed ? 'passed' : 'FAILED'}; audit ${audit.length === 0 ? 'ok' : audit.join('; ')}\n  JSON: ${file}\n  report: ${markdown}`)
     process.exitCode = report.passed ? 0 : 1

@@ -6,7 +6,7 @@ import { buildTestApp } from '../helper.ts'
 import { seedDatabase } from '../load/seed.ts'
 import {
   auditWrites, checkResponse, contractProblems, expectedWindows, gunzipExactly, harnessUrlencode, missingToken, prepareContract, preparePostContract,
-  reasonOf, scrape, writeMark, type Contract, type Expectations, type WireResponse,
+  reasonOf, scrape, ValidResponses, writeMark, type Contract, type Expectations, type WireResponse,
 } from './harness-validator.ts'
 
 // Synthetic markup in the shape the harness expects (and Rails renders): an opener carrying the id,
@@ -230,6 +230,41 @@ test('thin or malformed contracts fail closed', () => {
   assert.deepEqual(contractProblems({ ...roomShow(), messageContent: [COFFEE, []] }), ['empty message content tokens'])
   assert.deepEqual(contractProblems({ ...roomShow(), messageContent: [COFFEE, ['a b']] }), ['invalid message content token'])
   assert.deepEqual(contractProblems({ ...roomShow(), messageIds: [42n, 0n] }), ['invalid message ID'])
+})
+
+test('a response equal in status, checked headers and every body byte to one that passed under the same contract matches it; nothing else does', () => {
+  const memo = new ValidResponses(2)
+  const gzipped = gzipSync(goodPage())
+  const valid = respond(gzipped, { 'content-encoding': 'gzip', 'content-length': String(gzipped.length), 'server-timing': 'page;desc="hit"' })
+  const contract = roomShow()
+  assert.deepEqual(checkResponse(contract, valid).failures, [])
+  assert.equal(memo.matches(contract, valid), false, 'not before it is remembered')
+  memo.remember(contract, valid)
+  const copy = { ...valid, headers: { ...valid.headers, 'server-timing': 'page;desc="miss"', date: 'now' }, wire: Buffer.from(gzipped) }
+  assert.equal(memo.matches(contract, copy), true, 'the same bytes in another buffer, other headers aside')
+  const flipped = Buffer.from(gzipped)
+  flipped[flipped.length - 9]! ^= 1
+  const differing: [string, WireResponse][] = [
+    ['one body byte', { ...valid, wire: flipped }],
+    ['the status', { ...valid, status: 203 }],
+    ['the content type', { ...valid, headers: { ...valid.headers, 'content-type': 'text/plain' } }],
+    ['the content encoding', { ...valid, headers: { ...valid.headers, 'content-encoding': undefined } }],
+    ['the content length', { ...valid, headers: { ...valid.headers, 'content-length': String(gzipped.length + 1) } }],
+  ]
+  for (const [what, response] of differing) assert.equal(memo.matches(contract, response), false, what)
+  assert.equal(memo.matches(roomShow(), valid), false, 'another contract (a changed expectation) starts empty')
+  memo.forget(contract)
+  assert.equal(memo.matches(contract, valid), false, 'forgotten')
+  // Only the last `size` are kept.
+  const others = [1, 2].map((n) => ({ ...valid, wire: gzipSync(goodPage() + ' '.repeat(n)) }))
+  memo.remember(contract, valid)
+  for (const other of others) memo.remember(contract, other)
+  assert.equal(memo.matches(contract, valid), false)
+  assert.ok(others.every((other) => memo.matches(contract, other)))
+  // A post's verdict depends on the posted text: never remembered.
+  const post = contract.kind === 'room_show' ? { ...contract, kind: 'post_message' as const } : contract
+  memo.remember(post, valid)
+  assert.equal(memo.matches(post, valid), false)
 })
 
 test('tokens are matched as whole words, in order', () => {

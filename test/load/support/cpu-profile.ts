@@ -37,14 +37,22 @@ export interface ProfileSummary {
 // blocked in Atomics.wait (a wall-clock sample, not CPU).
 const WAITING = /^(\(idle\)|atomicsWaitLoop)( |$)/
 
-export function summarizeProfileDir(dir: string, root: string, top = 20): ProfileSummary[] {
+// A stretch of the profiled process's run, in the profile's own clock: µs of CLOCK_MONOTONIC,
+// which is also process.hrtime's on Linux, so another process on the machine can name it.
+export interface ProfileWindow {
+  fromUs: number
+  toUs: number
+}
+
+// With `windows`, only the samples taken inside one of them count.
+export function summarizeProfileDir(dir: string, root: string, top = 20, windows?: ProfileWindow[]): ProfileSummary[] {
   return readdirSync(dir)
     .filter((name) => name.endsWith('.cpuprofile'))
-    .map((name) => summarizeProfile(join(dir, name), root, top))
+    .map((name) => summarizeProfile(join(dir, name), root, top, windows))
     .sort((a, b) => b.busy_ms - a.busy_ms)
 }
 
-export function summarizeProfile(file: string, root: string, top = 20): ProfileSummary {
+export function summarizeProfile(file: string, root: string, top = 20, windows?: ProfileWindow[]): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
   const byId = new Map(profile.nodes.map((node) => [node.id, node]))
   const parent = new Map<number, number>()
@@ -52,7 +60,10 @@ export function summarizeProfile(file: string, root: string, top = 20): ProfileS
 
   const selfUs = new Map<number, number>()
   let totalUs = 0
+  let at = profile.startTime
   profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0
+    if (windows && !windows.some((window) => at >= window.fromUs && at <= window.toUs)) return
     const delta = profile.timeDeltas[i + 1] ?? 0
     selfUs.set(id, (selfUs.get(id) ?? 0) + delta)
     totalUs += delta
@@ -97,4 +108,73 @@ function shorten(url: string, root: string): string {
   if (path.startsWith(root)) return relative(root, path)
   const modules = path.lastIndexOf('node_modules/')
   return modules >= 0 ? path.slice(modules) : path
+}
+
+export interface CallPath {
+  // The frame's callers, nearest first: "caller ← its caller ← …".
+  path: string
+  self_ms: number
+  // Of the frame's own self time.
+  percent: number
+}
+
+// Who calls each of `frames` (names as in top_self): its self time split by the call paths up to
+// `depth` callers above it, the `top` biggest first. Samples outside `windows` are left out, as
+// in summarizeProfile.
+export function frameCallers(file: string, root: string, frames: string[], depth = 3, top = 3, windows?: ProfileWindow[]): Record<string, CallPath[]> {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]))
+  const parent = new Map<number, number>()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
+  const name = (node: ProfileNode) => {
+    const { functionName, url, lineNumber } = node.callFrame
+    const where = url ? `${shorten(url, root)}:${lineNumber + 1}` : ''
+    return `${functionName || '(anonymous)'}${where ? ' ' + where : ''}`
+  }
+  const wanted = new Set(frames)
+  const paths = new Map<string, Map<string, number>>()
+  let at = profile.startTime
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0
+    if (windows && !windows.some((window) => at >= window.fromUs && at <= window.toUs)) return
+    const node = byId.get(id)!
+    const frame = name(node)
+    if (!wanted.has(frame)) return
+    const chain: string[] = []
+    for (let up = parent.get(id); up !== undefined && chain.length < depth; up = parent.get(up)) {
+      const caller = byId.get(up)!
+      if (caller.callFrame.functionName === '(root)') break
+      chain.push(name(caller))
+    }
+    const key = chain.length > 0 ? chain.join(' ← ') : '(no caller)'
+    let byPath = paths.get(frame)
+    if (!byPath) paths.set(frame, (byPath = new Map()))
+    byPath.set(key, (byPath.get(key) ?? 0) + (profile.timeDeltas[i + 1] ?? 0))
+  })
+  const out: Record<string, CallPath[]> = {}
+  for (const frame of frames) {
+    const byPath = paths.get(frame) ?? new Map<string, number>()
+    const total = [...byPath.values()].reduce((a, b) => a + b, 0)
+    out[frame] = [...byPath].sort((a, b) => b[1] - a[1]).slice(0, top).map(([path, us]) => ({ path, self_ms: Math.round(us / 1000), percent: Math.round((us / Math.max(1, total)) * 1000) / 10 }))
+  }
+  return out
+}
+
+// The top self-time frames of each profile in `dir` (the busiest first), with their callers, as
+// lines for the console.
+export function describeProfiles(dir: string, root: string, frames = 15, withCallers = 8, windows?: ProfileWindow[]): { summaries: (ProfileSummary & { callers: Record<string, CallPath[]> })[]; lines: string[] } {
+  const summaries = summarizeProfileDir(dir, root, frames, windows).map((summary) => ({
+    ...summary,
+    callers: frameCallers(summary.file, root, summary.top_self.slice(0, withCallers).map((f) => f.frame), 3, 3, windows),
+  }))
+  const lines: string[] = []
+  for (const [i, profile] of summaries.entries()) {
+    if (i > 0 && profile.busy_ms < profile.sampled_ms * 0.05) continue
+    lines.push(`  CPU profile ${profile.file} (${Math.round(profile.sampled_ms / 100) / 10} s sampled, ${profile.idle_percent}% idle or waiting); top self time, % of busy (total = inclusive):`)
+    for (const frame of profile.top_self) {
+      lines.push(`    ${String(frame.self_percent).padStart(5)}%  (total ${String(frame.total_percent).padStart(5)}%)  ${frame.frame}`)
+      for (const call of profile.callers[frame.frame] ?? []) lines.push(`             ${String(call.percent).padStart(5)}% ← ${call.path}`)
+    }
+  }
+  return { summaries, lines }
 }

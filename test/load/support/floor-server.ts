@@ -1,9 +1,11 @@
-// The floor for bench:cable's post → all clients figure: a bare Node broadcaster that does
-// nothing but what any fan-out must do on this machine. WebSocket clients upgrade with no
-// checks and are never read from; `POST /go?seq=N&bytes=B` writes about B bytes to every client
-// in one loop of socket.write calls (a text frame carrying the marker bmk<N>z and, like a post's
-// unread notice, a short second frame) and answers with how long that loop took and how many
-// bytes each client was sent. No database, no rendering, no JSON, no channels.
+// The floor for bench:cable's post → all clients figure and bench:fanout's acknowledgement →
+// last socket: a bare Node broadcaster that does nothing but what any fan-out must do on this
+// machine. WebSocket clients upgrade with no checks and are never read from;
+// `POST /go?seq=N&bytes=B` writes about B bytes to every client in one loop of socket.write calls
+// (a text frame carrying the marker bmk<N>z and, like a post's unread notice, a short second
+// frame; with `&frames=1`, the marked frame alone, as big as an unread notice is) and answers
+// with how long that loop took and how many bytes each client was sent. No database, no
+// rendering, no JSON, no channels.
 //
 //   node --import tsx test/load/support/floor-server.ts PORT     (prints "listening PORT")
 import { createHash } from 'node:crypto'
@@ -31,17 +33,22 @@ function textFrame(payload: Buffer): Buffer {
   return out
 }
 
-// The marked frame and the notice: `bytes` in all, or up to 2 more where a frame of exactly
-// that size cannot be encoded (a 128- or 129-byte frame), or the nearest size within bounds.
-function frames(seq: number, bytes: number): Buffer {
-  const marked = Math.min(MAX_MARKED_BYTES, Math.max(MIN_MARKED_BYTES, bytes - NOTICE.length))
+// The marked frame and the notice (or, with `single`, the marked frame alone): `bytes` in all,
+// or up to 2 more where a frame of exactly that size cannot be encoded (a 128- or 129-byte
+// frame), or the nearest size within bounds.
+function frames(seq: number, bytes: number, single: boolean): Buffer {
+  const marked = markedFrame(seq, Math.min(MAX_MARKED_BYTES, Math.max(MIN_MARKED_BYTES, single ? bytes : bytes - NOTICE.length)))
+  return single ? marked : Buffer.concat([marked, NOTICE])
+}
+
+function markedFrame(seq: number, marked: number): Buffer {
   const payloadSize = marked - 2 < 126 ? marked - 2 : Math.max(126, marked - 4)
   const payload = Buffer.alloc(payloadSize, 0x20)
   payload.write('{"message":"', 0, 'latin1')
   // The marker sits mid-frame, as a message's text sits mid-way through its HTML.
   payload.write(`bmk${seq}z`, Math.max(12, Math.floor(payloadSize / 2) - 12), 'latin1')
   payload.write('"}', payloadSize - 2, 'latin1')
-  return Buffer.concat([textFrame(payload), NOTICE])
+  return textFrame(payload)
 }
 
 const server = http.createServer((request, response) => {
@@ -49,13 +56,14 @@ const server = http.createServer((request, response) => {
   const url = new URL(request.url ?? '/', 'http://floor')
   const seq = url.searchParams.get('seq') ?? ''
   const bytes = url.searchParams.get('bytes') ?? ''
-  if (request.method !== 'POST' || url.pathname !== '/go' || !DIGITS.test(seq) || !DIGITS.test(bytes)) {
+  const count = url.searchParams.get('frames') ?? '2'
+  if (request.method !== 'POST' || url.pathname !== '/go' || !DIGITS.test(seq) || !DIGITS.test(bytes) || (count !== '1' && count !== '2')) {
     response.writeHead(404).end()
     return
   }
   request.resume()
   request.on('end', () => {
-    const wire = frames(Number(seq), Number(bytes))
+    const wire = frames(Number(seq), Number(bytes), count === '1')
     const started = performance.now()
     for (const socket of clients) socket.write(wire)
     const loopMs = performance.now() - started

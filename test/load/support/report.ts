@@ -91,8 +91,14 @@ interface UsersStep {
   generator: { cpu_percent: number | null; loop_lag: { p99_ms: number } }
   server_cpu_ms_per_navigation: number | null
   people_per_server_core: number | null
+  server_loop_delay?: { p50_ms: number; p99_ms: number; max_ms: number; stalls_over_10ms: number; stalled_ms: number } | null
   served: boolean
   verdict: string[]
+}
+
+// "p50 / p99 / max (stalls > 10 ms, their total)" of a step's or a route's server loop delay.
+function loopCell(d: { p50_ms: number; p99_ms: number; max_ms: number; stalls_over_10ms: number; stalled_ms?: number } | null | undefined): string {
+  return d ? `${cell(d.p50_ms)} / ${cell(d.p99_ms)} / ${cell(d.max_ms)} (${d.stalls_over_10ms}${d.stalled_ms === undefined ? '' : `, ${cell(d.stalled_ms)} ms`})` : 'n/a'
 }
 
 interface UsersRun {
@@ -132,11 +138,11 @@ export function writeUsersReport(run: UsersRun, dir: string, name: string): stri
     '',
     `![navigation latency](${files.latency}) ![p99 by kind](${files.kinds}) ![delivery](${files.delivery})`,
     '',
-    '| people | nav/s | nav p50 / p95 / p99 ms | open p99 | scroll p99 | search p99 | return p99 | failures | posts | delivery p50 / p99 ms | ≤ 500 ms | server CPU | server CPU ms / nav | people / server core | server RSS | generator CPU | gen. lag p99 | verdict |',
-    '|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| people | nav/s | nav p50 / p95 / p99 ms | open p99 | scroll p99 | search p99 | return p99 | failures | posts | delivery p50 / p99 ms | ≤ 500 ms | server CPU | server CPU ms / nav | people / server core | server RSS | server loop delay p50 / p99 / max ms (stalls > 10 ms, total) | generator CPU | gen. lag p99 | verdict |',
+    '|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...run.steps.map((s) => {
       const a = s.navigations.all!
-      return `| ${s.people} | ${cell(s.navigations_per_sec)} | ${cell(a.p50_ms)} / ${cell(a.p95_ms)} / ${cell(a.p99_ms)} | ${cell(s.navigations.open?.p99_ms)} | ${cell(s.navigations.scroll?.p99_ms)} | ${cell(s.navigations.search?.p99_ms)} | ${cell(s.navigations.return?.p99_ms)} | ${s.failures} | ${s.posts} | ${cell(s.delivery.p50_ms)} / ${cell(s.delivery.p99_ms)} | ${cell(s.delivery.within_500ms_percent)}% | ${cell(s.server.cpu_percent)}% | ${cell(s.server_cpu_ms_per_navigation)} | ${cell(s.people_per_server_core)} | ${cell(s.server.memory?.rss_mb)} MB | ${cell(s.generator.cpu_percent)}% | ${cell(s.generator.loop_lag.p99_ms)} ms | ${s.served ? 'served' : 'not served: ' + s.verdict.join('; ')} |`
+      return `| ${s.people} | ${cell(s.navigations_per_sec)} | ${cell(a.p50_ms)} / ${cell(a.p95_ms)} / ${cell(a.p99_ms)} | ${cell(s.navigations.open?.p99_ms)} | ${cell(s.navigations.scroll?.p99_ms)} | ${cell(s.navigations.search?.p99_ms)} | ${cell(s.navigations.return?.p99_ms)} | ${s.failures} | ${s.posts} | ${cell(s.delivery.p50_ms)} / ${cell(s.delivery.p99_ms)} | ${cell(s.delivery.within_500ms_percent)}% | ${cell(s.server.cpu_percent)}% | ${cell(s.server_cpu_ms_per_navigation)} | ${cell(s.people_per_server_core)} | ${cell(s.server.memory?.rss_mb)} MB | ${loopCell(s.server_loop_delay)} | ${cell(s.generator.cpu_percent)}% | ${cell(s.generator.loop_lag.p99_ms)} ms | ${s.served ? 'served' : 'not served: ' + s.verdict.join('; ')} |`
     }),
     '',
     '## Failures by reason',
@@ -168,6 +174,9 @@ export interface RouteRow {
   errors: number
   invalid: number
   reasons: Record<string, number>
+  validation?: { parsed: number; matched_validated: number }
+  generator_cpu_us_per_request?: number | null
+  server_loop_delay?: { p50_ms: number; p99_ms: number; max_ms: number; stalls_over_10ms: number; stalled_ms: number } | null
 }
 
 export function writeRoutesReport(title: string, rows: RouteRow[], extra: string[], dir: string, name: string): string {
@@ -180,9 +189,11 @@ export function writeRoutesReport(title: string, rows: RouteRow[], extra: string
     '',
     `![throughput](${svg}) ![latency](${latencySvg})`,
     '',
-    '| route | clients | req/s | server CPU | ≈ req/s per server core | generator CPU | p50 ms | p95 ms | p99 ms | max ms | ok | errors | invalid | reasons |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.route} | ${r.clients} | ${cell(r.rps)} | ${cell(r.server_cpu_percent)}% | ${cell(r.rps_per_server_core)} | ${cell(r.generator_cpu_percent)}% | ${cell(r.latency.p50_ms)} | ${cell(r.latency.p95_ms)} | ${cell(r.latency.p99_ms)} | ${cell(r.latency.max_ms)} | ${r.ok} | ${r.errors} | ${r.invalid} | ${Object.entries(r.reasons).map(([k, v]) => `${k} × ${v}`).join(', ') || '–'} |`),
+    '| route | clients | req/s | server CPU | ≈ req/s per server core | generator CPU (µs / request) | p50 ms | p95 ms | p99 ms | max ms | ok | errors | invalid | parsed / matched | server loop delay p50 / p99 / max ms (stalls > 10 ms, total) | reasons |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...rows.map((r) => {
+      return `| ${r.route} | ${r.clients} | ${cell(r.rps)} | ${cell(r.server_cpu_percent)}% | ${cell(r.rps_per_server_core)} | ${cell(r.generator_cpu_percent)}% (${cell(r.generator_cpu_us_per_request)}) | ${cell(r.latency.p50_ms)} | ${cell(r.latency.p95_ms)} | ${cell(r.latency.p99_ms)} | ${cell(r.latency.max_ms)} | ${r.ok} | ${r.errors} | ${r.invalid} | ${r.validation ? `${r.validation.parsed} / ${r.validation.matched_validated}` : '–'} | ${loopCell(r.server_loop_delay)} | ${Object.entries(r.reasons).map(([k, v]) => `${k} × ${v}`).join(', ') || '–'} |`
+    }),
     '',
     ...extra,
   ]
@@ -192,6 +203,8 @@ export function writeRoutesReport(title: string, rows: RouteRow[], extra: string
 }
 
 // --- the unread fan-out ------------------------------------------------------------------------
+
+type FloorTimes = Pick<Percentiles, 'min_ms' | 'p50_ms' | 'p99_ms' | 'max_ms'>
 
 interface FanoutRun {
   stamp: string
@@ -211,12 +224,16 @@ interface FanoutRun {
   server_cpu_percent: number | null
   generator_cpu_percent: number | null
   core_busy_percent: number[]
+  notice_bytes: number
+  floor: { ready: number; bytes_per_post: number; posts: number; complete: number; all_clients: FloorTimes; write_loop: FloorTimes } | null
+  vs_floor: { p50: number | null; p99: number | null } | null
+  notes: string[]
 }
 
 export function writeFanoutReport(run: FanoutRun, dir: string, name: string): string {
   const svg = `${name}-per-post.svg`
   writeFileSync(join(dir, svg), barChart('Post acknowledged → unread notice at the last socket', 'ms', run.per_post.map((p) => ({ label: `post ${p.seq} (${p.received})`, value: p.ack_to_last_ms ?? 0 }))))
-  const pp = (p: Percentiles) => `min ${cell(p.min_ms)} / p50 ${cell(p.p50_ms)} / max ${cell(p.max_ms)} ms`
+  const pp = (p: FloorTimes) => `min ${cell(p.min_ms)} / p50 ${cell(p.p50_ms)} / max ${cell(p.max_ms)} ms`
   const lines = [
     `# Unread fan-out — ${run.stamp}`,
     '',
@@ -234,8 +251,18 @@ export function writeFanoutReport(run: FanoutRun, dir: string, name: string): st
     `| generator CPU per post (reading the notices) | ${pp(run.generator_cpu_ms_per_post)} |`,
     `| server CPU / generator CPU | ${cell(run.server_cpu_percent)}% / ${cell(run.generator_cpu_percent)}% |`,
     `| cores busy | ${run.core_busy_percent.join('% / ')}% |`,
+    ...(run.floor && run.vs_floor
+      ? [
+          `| floor: bare broadcaster, sockets / bytes each | ${run.floor.ready.toLocaleString('en-US')} / ${run.floor.bytes_per_post} (complete ${run.floor.complete} / ${run.floor.posts}) |`,
+          `| floor: told to send → last socket | ${pp(run.floor.all_clients)} (p99 ${cell(run.floor.all_clients.p99_ms)}) |`,
+          `| floor: its write loop | ${pp(run.floor.write_loop)} |`,
+          `| acknowledged → last socket vs floor, p50 / p99 | ${cell(run.ack_to_last_socket_ms.p50_ms)} vs ${cell(run.floor.all_clients.p50_ms)} ms (${cell(run.vs_floor.p50)}×) / ${cell(run.ack_to_last_socket_ms.p99_ms)} vs ${cell(run.floor.all_clients.p99_ms)} ms (${cell(run.vs_floor.p99)}×) |`,
+        ]
+      : []),
     '',
     'Measured at the sockets: the time includes the generator reading every notice on its own core.',
+    ...(run.floor ? ['The floor is the same number of sockets sent a frame of the same size by a bare broadcaster on the server\'s core, timed from the moment it is told to send (the analogue of the acknowledgement).'] : []),
+    ...run.notes.map((note) => `Note: ${note}.`),
   ]
   const file = join(dir, `${name}.md`)
   writeFileSync(file, lines.join('\n') + '\n')

@@ -7,6 +7,9 @@ export interface MetricCount {
   misses: number
 }
 
+const PARSED = new Map<string, [string, MetricCount][]>()
+const PARSED_MAX = 4096
+
 export class ServerTiming {
   readonly metrics = new Map<string, MetricCount>()
   responses = 0
@@ -16,7 +19,15 @@ export class ServerTiming {
     this.responses++
     if (header === undefined) return
     this.withHeader++
-    for (const [name, count] of parseServerTiming(Array.isArray(header) ? header.join(', ') : header)) {
+    const text = Array.isArray(header) ? header.join(', ') : header
+    // A load generator sees the same few hundred headers (they differ in their dur= only) over
+    // and over: each distinct one is parsed once.
+    let parsed = PARSED.get(text)
+    if (parsed === undefined) {
+      if (PARSED.size >= PARSED_MAX) PARSED.clear()
+      PARSED.set(text, (parsed = parseServerTiming(text)))
+    }
+    for (const [name, count] of parsed) {
       const total = this.metrics.get(name) ?? { hits: 0, misses: 0 }
       total.hits += count.hits
       total.misses += count.misses

@@ -8,6 +8,8 @@ import net from 'node:net'
 import { cpus, tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
+import type { Readable, Writable } from 'node:stream'
+import { LoopProbe, PROBE_FD, probeEnv } from './loop-delay.ts'
 import { CoreMeter, CpuMeter, processCpuSeconds, round, selfCpuSeconds } from './measure.ts'
 
 export const SERVER_CORE = '0'
@@ -21,15 +23,29 @@ export function pinningAvailable(): boolean {
 // Re-runs `script` with the same arguments on the generator's core; true when it did (the caller
 // then returns and lets the child run). Read the options first: `pin` is false for --no-pin, and
 // --help or a bad option has ended the script before it gets here.
-export function reexecPinned(script: string, root: string, envFlag: string, pin: boolean): boolean {
-  if (process.env[envFlag] || !pin || !pinningAvailable()) return false
-  const child = spawn('sh', ['-c', `${RAISE_FILES}; exec taskset -c ${GENERATOR_CORE} "$0" "$@"`, process.execPath, '--import', 'tsx', script, ...process.argv.slice(2)], {
+// With `generatorProfileDir` the generator runs under node --cpu-prof into that folder (re-run
+// even with --no-pin), and `afterwards` is called once it has exited, before this process exits.
+export function reexecPinned(script: string, root: string, envFlag: string, pin: boolean, generatorProfileDir: string | null = null, afterwards?: () => void): boolean {
+  if (process.env[envFlag]) return false
+  const pinned = pin && pinningAvailable()
+  if (!pinned && generatorProfileDir === null) return false
+  const profile = generatorProfileDir ? cpuProfileFlags(generatorProfileDir, 1000) : []
+  const run = pinned ? `exec taskset -c ${GENERATOR_CORE} "$0" "$@"` : 'exec "$0" "$@"'
+  const child = spawn('sh', ['-c', `${RAISE_FILES}; ${run}`, process.execPath, ...profile, '--import', 'tsx', script, ...process.argv.slice(2)], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, [envFlag]: '1' },
+    // "1" when pinned: the reports say so.
+    env: { ...process.env, [envFlag]: pinned ? '1' : 'unpinned' },
   })
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal))
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)))
+  child.on('exit', (code, signal) => {
+    try {
+      afterwards?.()
+    } catch (error) {
+      console.error(`generator profile: ${(error as Error).message}`)
+    }
+    process.exit(code ?? (signal ? 1 : 0))
+  })
   return true
 }
 
@@ -62,6 +78,19 @@ export interface ServerChild {
   log: WriteStream
   logPath: string
   logTail: () => string
+  // With extras.probe: the event-loop delay probe preloaded into it (loop-delay.ts).
+  probe: LoopProbe | null
+}
+
+export interface ServerExtras {
+  // Preload the event-loop delay probe (support/loop-probe.mjs) and keep a pipe to it.
+  probe?: boolean
+}
+
+// node's flags for a CPU profile of the process into `dir`, one sample every `us` µs.
+export function cpuProfileFlags(dir: string, us: number): string[] {
+  mkdirSync(dir, { recursive: true })
+  return ['--cpu-prof', `--cpu-prof-interval=${Math.max(50, Math.round(us))}`, `--cpu-prof-dir=${dir}`]
 }
 
 // How the server under test runs: as `npm start` does (compiled into dist/ by the checkout's own
@@ -92,13 +121,15 @@ export function startFlags(serverDir: string): string[] | null {
   return match ? match[1]!.trim().split(/\s+/).filter(Boolean) : null
 }
 
-// Starts the server of `serverDir` on its own core, on a free loopback port.
-export async function startServer(serverDir: string, storage: string, logPath: string, env: Record<string, string>, tsx: boolean): Promise<ServerChild> {
+// Starts the server of `serverDir` on its own core, on a free loopback port. `nodeFlags` go
+// before the checkout's own (`--cpu-prof …`).
+export async function startServer(serverDir: string, storage: string, logPath: string, env: Record<string, string>, tsx: boolean, nodeFlags: string[] = [], extras: ServerExtras = {}): Promise<ServerChild> {
   const port = await freePort()
   const pin = pinningAvailable() ? `taskset -c ${SERVER_CORE} ` : ''
-  const child = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin}"$0" "$@"`, process.execPath, ...serverCommand(serverDir, tsx)], {
+  const child = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin}"$0" "$@"`, process.execPath, ...nodeFlags, ...serverCommand(serverDir, tsx)], {
     cwd: serverDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // fd 3: the loop probe's pipe.
+    stdio: extras.probe ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
       CAMPFIRE_STORAGE_PATH: storage,
@@ -107,6 +138,7 @@ export async function startServer(serverDir: string, storage: string, logPath: s
       DISABLE_SSL: 'true',
       HTTP_PORT: String(port),
       HTTP_BIND: '127.0.0.1',
+      ...(extras.probe ? probeEnv(process.env.NODE_OPTIONS) : {}),
       ...env,
     },
   })
@@ -118,7 +150,8 @@ export async function startServer(serverDir: string, storage: string, logPath: s
   }
   child.stdout!.on('data', onData)
   child.stderr!.on('data', onData)
-  const server = { child, pid: child.pid!, baseUrl: `http://127.0.0.1:${port}`, log, logPath, logTail: () => tail }
+  const channel = extras.probe ? (child.stdio[PROBE_FD] as (Readable & Writable) | null) : null
+  const server = { child, pid: child.pid!, baseUrl: `http://127.0.0.1:${port}`, log, logPath, logTail: () => tail, probe: channel ? new LoopProbe(channel) : null }
   await waitForUp(server.baseUrl, server, 120_000)
   return server
 }

@@ -1,8 +1,9 @@
-// bench:cable's floor phase: the same paced posts, the same number of clients and the same
-// bytes per client, against floor-server.ts (a bare broadcaster pinned to the server's core)
-// instead of Campfire. Its post → all clients time is what this machine's loopback TCP and this
-// generator allow at best, measured in the same run, so a report can say how far above the
-// floor the server is rather than only how far from a target set on other hardware.
+// bench:cable's and bench:fanout's floor phase: the same paced posts, the same number of
+// clients and the same bytes per client, against floor-server.ts (a bare broadcaster pinned to
+// the server's core) instead of Campfire. Its post → all clients time is what this machine's
+// loopback TCP and this generator allow at best, measured in the same run, so a report can say
+// how far above the floor the server is rather than only how far from a target set on other
+// hardware. Each post is timed from the moment the broadcaster is told to send it.
 import { spawn, type ChildProcess } from 'node:child_process'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
@@ -22,6 +23,9 @@ const FIRST_SEQ = 1_000_000_000
 export interface FloorOptions {
   clients: number
   bytesPerPost: number
+  // One frame per post, as an unread notice is (bench:fanout), instead of a marked frame and a
+  // short notice (bench:cable's message and unread notice).
+  singleFrame?: boolean
   posts: number
   intervalMs: number
   core: string | null // taskset core list for the floor server, or null
@@ -175,7 +179,7 @@ async function postPaced(clients: FloorClients, agent: http.Agent, port: number,
     const seq = FIRST_SEQ + n
     const post = clients.send(seq)
     sends.push(
-      go(agent, port, seq, options.bytesPerPost).then((answer) => {
+      go(agent, port, seq, options.bytesPerPost, options.singleFrame ? 1 : 2).then((answer) => {
         answers.latency.push(performance.now() - post.sentAt)
         answers.loops.push(round(answer.loop_ms, 3))
         answers.bytes.push(answer.bytes)
@@ -210,9 +214,9 @@ function startFloorServer(core: string | null): Promise<{ child: ChildProcess; p
   })
 }
 
-function go(agent: http.Agent, port: number, seq: number, bytes: number): Promise<{ loop_ms: number; bytes: number }> {
+function go(agent: http.Agent, port: number, seq: number, bytes: number, frames: 1 | 2): Promise<{ loop_ms: number; bytes: number }> {
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: `/go?seq=${seq}&bytes=${bytes}`, agent, headers: { 'content-length': '0' }, timeout: GO_TIMEOUT_MS }, (response) => {
+    const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: `/go?seq=${seq}&bytes=${bytes}&frames=${frames}`, agent, headers: { 'content-length': '0' }, timeout: GO_TIMEOUT_MS }, (response) => {
       let body = ''
       response.setEncoding('utf8')
       response.on('data', (chunk: string) => (body += chunk))

@@ -1,0 +1,51 @@
+// The event-loop delay probe that bench:users and bench:routes preload into the server: a process
+// that blocks its loop twice for 100 ms reports those stalls and a max delay of about 100 ms; the
+// next lap, idle, reports neither (on a busy machine it may see short stalls of its own); a process started without the probe's descriptor is left
+// alone, and the probed one hides the variable from what it starts.
+import { test, type TestContext } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import type { Readable, Writable } from 'node:stream'
+import { LoopProbe, PROBE_FD, probeEnv } from './support/loop-delay.ts'
+import { sleep } from './support/server.ts'
+
+const BLOCKER = `
+process.stdout.write(String(process.env.CAMPFIRE_LOOP_PROBE_FD) + '\\n')
+const block = (ms) => { const end = Date.now() + ms; while (Date.now() < end); }
+setTimeout(() => block(100), 100)
+setTimeout(() => block(100), 300)
+setInterval(() => {}, 1000)
+`
+
+function start(t: TestContext, withProbe: boolean): { probe: LoopProbe; firstLine: Promise<string> } {
+  const child = spawn(process.execPath, ['-e', BLOCKER], {
+    stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
+    env: { ...process.env, ...(withProbe ? probeEnv('') : { NODE_OPTIONS: probeEnv('').NODE_OPTIONS }) },
+  })
+  t.after(() => child.kill())
+  const firstLine = new Promise<string>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())))
+  return { probe: new LoopProbe(child.stdio[PROBE_FD] as Readable & Writable), firstLine }
+}
+
+test('two 100 ms blocks are two long stalls; the next lap, idle, has none of them', async (t) => {
+  const { probe, firstLine } = start(t, true)
+  assert.equal(await firstLine, 'undefined', 'the variable is gone from the probed process (and what it starts)')
+  await sleep(600)
+  const busy = await probe.lap()
+  assert.ok(busy, 'the probe answers')
+  assert.ok(busy.stalls_over_10ms >= 2, JSON.stringify(busy))
+  assert.ok(busy.stalled_ms >= 190, JSON.stringify(busy))
+  assert.ok(busy.longest_stall_ms >= 95 && busy.max_ms >= 95, JSON.stringify(busy))
+  assert.ok(busy.p50_ms < 5, JSON.stringify(busy))
+  await sleep(300)
+  const idle = await probe.lap()
+  assert.ok(idle)
+  assert.ok(idle.longest_stall_ms < 90 && idle.max_ms < 90, JSON.stringify(idle))
+  assert.ok(idle.secs >= 0.25 && idle.secs < 2, JSON.stringify(idle))
+})
+
+test('without its descriptor the probe does nothing', async (t) => {
+  const { probe, firstLine } = start(t, false)
+  assert.equal(await firstLine, 'undefined')
+  assert.equal(await probe.lap(300), null)
+})

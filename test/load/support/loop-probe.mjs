@@ -1,0 +1,85 @@
+// Preloaded into the server under test by bench:users and bench:routes (NODE_OPTIONS=--import
+// <this file>; see loop-delay.ts): measures the main thread's event-loop delay, with no change to
+// the product. The server runs compiled dist/main.js under plain node, so this is plain JavaScript.
+//
+// It does nothing unless CAMPFIRE_LOOP_PROBE_FD names an inherited file descriptor (the bench
+// passes a pipe as fd 3), and only on the main thread; it then removes that variable, so
+// processes and workers the server starts stay unprobed. On that descriptor, each line "lap N"
+// is answered with one line of JSON ({"lap": N, …}) covering the time since the previous lap (or the start):
+//   - perf_hooks.monitorEventLoopDelay at 1 ms resolution: p50, p99, max and mean of the delay,
+//     the time between its 1 ms timer's ticks beyond the 1 ms asked for;
+//   - a 1 ms interval timer's lateness: how many ticks came more than 10 ms late (stalls), their
+//     total and the longest, in ms.
+import net from 'node:net'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { isMainThread } from 'node:worker_threads'
+
+const RESOLUTION_MS = 1
+const STALL_MS = 10
+const fd = Number(process.env.CAMPFIRE_LOOP_PROBE_FD)
+
+if (isMainThread && Number.isInteger(fd) && fd > 2) {
+  delete process.env.CAMPFIRE_LOOP_PROBE_FD
+  start(fd)
+}
+
+function start(descriptor) {
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS })
+  histogram.enable()
+  let lapStarted = performance.now()
+  let stalls = 0
+  let stalledMs = 0
+  let longestMs = 0
+  let ticks = 0
+  let last = performance.now()
+  const timer = setInterval(() => {
+    const now = performance.now()
+    const late = now - last - RESOLUTION_MS
+    last = now
+    ticks++
+    if (late > STALL_MS) {
+      stalls++
+      stalledMs += late
+      if (late > longestMs) longestMs = late
+    }
+  }, RESOLUTION_MS)
+  timer.unref()
+
+  const excess = (ns) => Math.round(Math.max(0, ns / 1e6 - RESOLUTION_MS) * 1000) / 1000
+  const lap = () => {
+    const now = performance.now()
+    const figures = {
+      secs: Math.round((now - lapStarted) / 10) / 100,
+      samples: histogram.count,
+      p50_ms: excess(histogram.percentile(50)),
+      p99_ms: excess(histogram.percentile(99)),
+      max_ms: excess(histogram.max),
+      mean_ms: excess(histogram.mean),
+      ticks,
+      stalls_over_10ms: stalls,
+      stalled_ms: Math.round(stalledMs),
+      longest_stall_ms: Math.round(longestMs * 10) / 10,
+    }
+    histogram.reset()
+    lapStarted = now
+    stalls = 0
+    stalledMs = 0
+    longestMs = 0
+    ticks = 0
+    return figures
+  }
+
+  const channel = new net.Socket({ fd: descriptor, readable: true, writable: true })
+  channel.unref()
+  channel.on('error', () => {})
+  let pending = ''
+  channel.on('data', (chunk) => {
+    pending += chunk.toString('latin1')
+    for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+      const command = pending.slice(0, end).trim()
+      pending = pending.slice(end + 1)
+      const [word, id] = command.split(' ')
+      if (word === 'lap') channel.write(JSON.stringify({ lap: Number(id), ...lap() }) + '\n')
+    }
+  })
+}
