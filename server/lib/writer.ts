@@ -20,12 +20,20 @@ export class Writer<C> {
   private scheduled = false
   private closed = false
   readonly stats: WriterStats = { batches: 0, writes: 0, retried: 0 }
+  // Made once: better-sqlite3 builds a transaction function's wrappers on every db.transaction().
+  private readonly runBatch: BetterSqlite3.Transaction<(batch: Job<C>[], results: unknown[]) => void>
+  private readonly runJob: BetterSqlite3.Transaction<(job: Job<C>) => unknown>
 
   constructor(
     private readonly db: BetterSqlite3.Database,
     private readonly context: C,
     private readonly maxBatch = 256,
-  ) {}
+  ) {
+    this.runBatch = db.transaction((batch: Job<C>[], results: unknown[]) => {
+      for (const job of batch) results.push(job.run(context))
+    })
+    this.runJob = db.transaction((job: Job<C>) => job.run(context))
+  }
 
   write<T>(run: (context: C) => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the writer is closed'))
@@ -70,9 +78,7 @@ export class Writer<C> {
     if (batch.length === 0) return
     const results: unknown[] = []
     try {
-      this.db.transaction(() => {
-        for (const job of batch) results.push(job.run(this.context))
-      }).immediate()
+      this.runBatch.immediate(batch, results)
     } catch {
       this.stats.retried += batch.length
       this.runOneByOne(batch)
@@ -87,7 +93,7 @@ export class Writer<C> {
   private runOneByOne(batch: Job<C>[]): void {
     for (const job of batch) {
       try {
-        const result = this.db.transaction(() => job.run(this.context)).immediate()
+        const result = this.runJob.immediate(job)
         this.stats.batches++
         this.stats.writes++
         job.resolve(result)

@@ -11,7 +11,7 @@ export function cacheVersions(db: Connection) {
   ).pluck()
   const reachableRooms = db.prepare<[number], string>(
     `SELECT coalesce(max(rooms.content_version), 0) || '.' || count(*) FROM memberships JOIN rooms ON rooms.id = memberships.room_id
-     WHERE memberships.user_id = ?`,
+     WHERE memberships.user_id = +?`,
   ).pluck()
   const presentationVersions = db.prepare<[string], { id: number; presentation_version: number }>(
     'SELECT id, presentation_version FROM messages WHERE id IN (SELECT value FROM json_each(?))',

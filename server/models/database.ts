@@ -9,6 +9,14 @@ export interface OpenOptions {
   synchronous?: 'NORMAL' | 'FULL'
 }
 
+// Stable plans. A database that has been ANALYZEd holds sqlite_stat4 samples, and SQLite then
+// re-plans a statement whenever a new value is bound to a parameter compared with an indexed
+// column, unless the statement has one table found by a unique key: about 10 µs on every call
+// of a two-table lookup that itself takes 2 µs. Hot statements write such a parameter as `+?`,
+// which the planner cannot look into, so it plans once, from sqlite_stat1 as it would without
+// samples; the unary plus changes nothing else (a number stays a number, the index is used).
+// Only on the value side: `+column` would keep the index from being used at all.
+
 // WAL with synchronous=NORMAL: a committed transaction is in the WAL file before COMMIT
 // returns, so it survives the process being killed; only an OS crash or power loss can
 // lose the last commits. CAMPFIRE_SYNCHRONOUS=FULL adds an fsync per commit for that case.

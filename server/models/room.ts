@@ -20,16 +20,18 @@ const COLUMNS = 'rooms.id, rooms.name, rooms.type, rooms.creator_id, rooms.creat
 
 export function rooms(db: Connection) {
   const insert = db.prepare('INSERT INTO rooms (name, type, creator_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+  // Read on every room page and every room channel subscription. `+?` keeps the plan fixed
+  // (the note on stable plans in database.ts): as a plain join it was re-planned on every call.
   const findForUser = db.prepare<[number, number], RoomRow>(
-    `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE rooms.id = ? AND memberships.user_id = ?`,
+    `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE rooms.id = +? AND memberships.user_id = +?`,
   )
   const oldestForUser = db.prepare<[number], RoomRow>(
     `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id
-     WHERE memberships.user_id = ? ORDER BY rooms.created_at, rooms.id LIMIT 1`,
+     WHERE memberships.user_id = +? ORDER BY rooms.created_at, rooms.id LIMIT 1`,
   )
 
   const newestForUser = db.prepare<[number], RoomRow>(
-    `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE memberships.user_id = ? ORDER BY rooms.id DESC LIMIT 1`,
+    `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE memberships.user_id = +? ORDER BY rooms.id DESC LIMIT 1`,
   )
   const original = db.prepare<[], RoomRow>(`SELECT ${COLUMNS} FROM rooms ORDER BY created_at, id LIMIT 1`)
   const boundedCount = db.prepare<[number, number], number>('SELECT count(*) FROM (SELECT 1 FROM messages WHERE room_id = ? LIMIT ?)').pluck()

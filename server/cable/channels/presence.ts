@@ -1,13 +1,16 @@
-import { connectableFor } from '../../models/membership/connectable.ts'
 import type { Outcome } from '../command-queue.ts'
+import { presenceWrites, type PresenceVerb } from './presence-writes.ts'
 import { readRoomsStream } from './read-rooms.ts'
 import { RoomChannel } from './room.ts'
-
-type Verb = 'present' | 'disconnected' | 'refresh'
 
 // Presence is written to the membership (through the writer, like every write); nothing is
 // ever broadcast on the presence stream itself. Becoming present also reads the room, which
 // the user's other tabs and devices hear about on their ReadRoomsChannel.
+//
+// Only becoming present is waited for (a subscription is confirmed, or rejected, once its write
+// has found the membership). Leaving, `absent` and `refresh` are queued to the writer, which
+// keeps them in order with every later write, and the next command runs at once: a navigation's
+// unsubscribe and subscribe then reach the writer together, as one write (presence-writes.ts).
 export class PresenceChannel extends RoomChannel {
   static override channelName = 'presence'
   static override actions: ReadonlySet<string> = new Set(['present', 'absent', 'refresh'])
@@ -18,12 +21,12 @@ export class PresenceChannel extends RoomChannel {
   }
 
   override unsubscribed(): Outcome {
-    if (!this.isRejected) return this.write('disconnected').then(() => undefined)
+    if (!this.isRejected) this.queue('disconnected')
   }
 
   protected override dispatch(action: string): Outcome {
     if (action === 'present') return this.present(false)
-    return this.write(action === 'absent' ? 'disconnected' : 'refresh').then(() => undefined)
+    this.queue(action === 'absent' ? 'disconnected' : 'refresh')
   }
 
   private async present(subscribing: boolean): Promise<void> {
@@ -35,9 +38,11 @@ export class PresenceChannel extends RoomChannel {
     this.server.broadcast(readRoomsStream(this.user.id), { room_id: this.roomId! })
   }
 
-  private write(verb: Verb): Promise<boolean> {
-    const roomId = this.roomId!
-    const userId = this.user.id
-    return this.server.store.write((m) => connectableFor(m.db)[verb](roomId, userId))
+  private queue(verb: PresenceVerb): void {
+    this.write(verb).catch((err: unknown) => this.connection.log.error({ err, identifier: this.identifier, verb }, 'cable: presence write failed'))
+  }
+
+  private write(verb: PresenceVerb): Promise<boolean> {
+    return presenceWrites(this.server.store).touch(verb, this.roomId!, this.user.id)
   }
 }

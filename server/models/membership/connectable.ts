@@ -28,6 +28,14 @@ export function connectable(db: Connection) {
     `UPDATE memberships SET connections = ${remaining},
        connected_at = CASE WHEN ${remaining} < 1 THEN NULL ELSE connected_at END, updated_at = @now ${WHERE}`,
   )
+  // An unsubscribe and a subscribe of the same room at once (server/cable/channels/presence-writes.ts):
+  // exactly `disconnected` then `present`. The tab's count stays (a count below one, or a lapsed
+  // membership, becomes one), connected_at moves, the room is read, and updated_at is touched as
+  // `disconnected` touches it.
+  const reconnected = db.prepare(
+    `UPDATE memberships SET connections = CASE WHEN ${CONNECTED} AND connections > 0 THEN connections ELSE 1 END,
+       connected_at = @now, unread_at = NULL, updated_at = @now ${WHERE}`,
+  )
   const refresh = db.prepare(
     `UPDATE memberships SET connections = CASE WHEN ${CONNECTED} THEN connections ELSE 1 END,
        connected_at = @now, updated_at = @now ${WHERE}`,
@@ -46,6 +54,7 @@ export function connectable(db: Connection) {
     connected: (roomId: number, userId: number, clock: PresenceClock = {}) => run(connected, roomId, userId, clock),
     // Unsubscribing (and the client's `absent`): one connection fewer; none left, not connected.
     disconnected: (roomId: number, userId: number, clock: PresenceClock = {}) => run(disconnected, roomId, userId, clock),
+    reconnected: (roomId: number, userId: number, clock: PresenceClock = {}) => run(reconnected, roomId, userId, clock),
     // Every 50 s from a visible tab: counts again only after the membership had lapsed.
     refresh: (roomId: number, userId: number, clock: PresenceClock = {}) => run(refresh, roomId, userId, clock),
   }

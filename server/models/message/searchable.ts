@@ -69,7 +69,8 @@ export function searchable(db: Connection, options: SearchableOptions = {}) {
   const probeSize = options.probeSize ?? PROBE_SIZE
   const accessibleCap = options.accessibleCap ?? ACCESSIBLE_CAP
   const paths: SearchPaths = { probe: 0, nothingReachableBelow: 0, longIndexWalk: 0, raceWonByMembership: 0, raceWonByIndex: 0 }
-  const roomIds = db.prepare<[number], number>('SELECT room_id FROM memberships WHERE user_id = ? ORDER BY room_id').pluck()
+  // `+?` on the membership reads: the note on stable plans in database.ts.
+  const roomIds = db.prepare<[number], number>('SELECT room_id FROM memberships WHERE user_id = +? ORDER BY room_id').pluck()
 
   // The extent of the next window: how many matches it holds and the lowest rowid among them.
   // A rowid bound as a JS number is a REAL; FTS5 is given integers throughout.
@@ -106,7 +107,7 @@ export function searchable(db: Connection, options: SearchableOptions = {}) {
   // Hydration rechecks the membership of every row it returns.
   const hydrate = db.prepare<[string, number], MessageRow>(
     `SELECT ${COLUMNS} FROM messages
-     WHERE id IN (SELECT value FROM json_each(?)) AND room_id IN (SELECT room_id FROM memberships WHERE user_id = ?)
+     WHERE id IN (SELECT value FROM json_each(?)) AND room_id IN (SELECT room_id FROM memberships WHERE user_id = +?)
      ORDER BY id`,
   )
 

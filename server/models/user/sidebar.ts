@@ -22,39 +22,34 @@ export interface Sidebar {
 }
 
 // A person's sidebar: shared rooms by name, direct rooms newest first, and people they have
-// no direct room with yet (oldest accounts first), all from four queries.
+// no direct room with yet (oldest accounts first), all from three queries. The person's id is
+// bound as `+?` (the note on stable plans in database.ts).
+//
+// The placeholders are the oldest active people outside the person's direct rooms (and not the
+// person), DIRECT_PLACEHOLDERS less the people so excluded. Of the DIRECT_PLACEHOLDERS oldest
+// active people at most that many are excluded, so those are all the candidates there are: the
+// users index of migrations/006 gives them by reading twenty rows, and the direct rooms' members,
+// read for the tiles anyway, say who is left out.
 export function sidebars(db: Connection) {
   const memberships = db.prepare<[number], SidebarRoom & { unread_at: string | null }>(
     `SELECT rooms.id, rooms.name, rooms.type, rooms.creator_id, rooms.created_at, rooms.updated_at, memberships.unread_at
      FROM memberships JOIN rooms ON rooms.id = memberships.room_id
-     WHERE memberships.user_id = ? AND (memberships.involvement IS NULL OR memberships.involvement != 'invisible')`,
+     WHERE memberships.user_id = +? AND (memberships.involvement IS NULL OR memberships.involvement != 'invisible')`,
   )
   const directMembers = db.prepare<[number], Person & { room_id: number }>(
     `SELECT memberships.room_id, users.id, users.name, users.bio, users.role, users.updated_at
      FROM memberships JOIN users ON users.id = memberships.user_id
      WHERE memberships.room_id IN (SELECT room_id FROM memberships JOIN rooms ON rooms.id = memberships.room_id
-                                   WHERE memberships.user_id = ? AND rooms.type = 'Rooms::Direct')
+                                   WHERE memberships.user_id = +? AND rooms.type = 'Rooms::Direct')
      ORDER BY memberships.room_id, memberships.id`,
   )
-  const placeholders = db.prepare<[number, number, number], Person>(
-    `SELECT id, name, bio, role, updated_at FROM users
-     WHERE status = 0 AND id != ? AND id NOT IN (
-       SELECT others.user_id FROM memberships mine
-       JOIN rooms ON rooms.id = mine.room_id AND rooms.type = 'Rooms::Direct'
-       JOIN memberships others ON others.room_id = mine.room_id
-       WHERE mine.user_id = ?)
-     ORDER BY created_at, id LIMIT ?`,
+  const oldestActive = db.prepare<[number], Person>(
+    'SELECT id, name, bio, role, updated_at FROM users WHERE status = 0 ORDER BY created_at, id LIMIT ?',
   )
-  const directPeopleCount = db.prepare<[number, number], number>(
-    `SELECT count(DISTINCT others.user_id) FROM memberships mine
-     JOIN rooms ON rooms.id = mine.room_id AND rooms.type = 'Rooms::Direct'
-     JOIN memberships others ON others.room_id = mine.room_id
-     WHERE mine.user_id = ? AND others.user_id != ?`,
-  ).pluck()
 
   const roomMembers = db.prepare<[number], Person & { unread_at: string | null }>(
     `SELECT users.id, users.name, users.bio, users.role, users.updated_at, memberships.unread_at
-     FROM memberships JOIN users ON users.id = memberships.user_id WHERE memberships.room_id = ? ORDER BY memberships.id`,
+     FROM memberships JOIN users ON users.id = memberships.user_id WHERE memberships.room_id = +? ORDER BY memberships.id`,
   )
 
   return {
@@ -69,14 +64,20 @@ export function sidebars(db: Connection) {
       const rows = memberships.all(user.id).map(({ unread_at, ...room }) => ({ ...room, unread: unread_at !== null }))
       const shared = rows.filter((r) => r.type !== 'Rooms::Direct').sort((a, b) => (a.name ?? '').toLowerCase().localeCompare((b.name ?? '').toLowerCase()))
       const membersByRoom = new Map<number, Person[]>()
-      for (const { room_id, ...person } of directMembers.all(user.id)) membersByRoom.set(room_id, [...(membersByRoom.get(room_id) ?? []), person])
+      const excluded = new Set<number>([user.id])
+      for (const { room_id, ...person } of directMembers.all(user.id)) {
+        const members = membersByRoom.get(room_id)
+        if (members) members.push(person)
+        else membersByRoom.set(room_id, [person])
+        excluded.add(person.id)
+      }
       const directs = rows
         .filter((r) => r.type === 'Rooms::Direct')
         .sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : b.id - a.id))
         .map(({ unread, ...room }) => directTile(room, unread, membersByRoom.get(room.id) ?? [], user))
-      const excluded = (directPeopleCount.get(user.id, user.id) ?? 0) + 1
-      const limit = Math.max(DIRECT_PLACEHOLDERS - excluded, 0)
-      return { shared, directs, placeholders: limit > 0 ? placeholders.all(user.id, user.id, limit) : [] }
+      const limit = Math.max(DIRECT_PLACEHOLDERS - excluded.size, 0)
+      const placeholders = limit > 0 ? oldestActive.all(DIRECT_PLACEHOLDERS).filter((person) => !excluded.has(person.id)).slice(0, limit) : []
+      return { shared, directs, placeholders }
     },
   }
 }

@@ -93,6 +93,29 @@ test('refreshing keeps the count while connected, and counts one again after it 
   assert.equal(row(db).connected_at, stamp(200))
 })
 
+// Starting states of one membership: counts and how long ago it was stamped (null: never).
+const STATES = [0, 1, 2, 3].flatMap((connections) => [null, 10, 59, 61, 500].map((ago) => ({ connections, ago })))
+
+function setState(db: Connection, state: { connections: number; ago: number | null }) {
+  db.prepare('UPDATE memberships SET connections = ?, connected_at = ?, unread_at = ?, updated_at = ? WHERE room_id = ? AND user_id = ?')
+    .run(state.connections, state.ago === null ? null : stamp(1000 - state.ago), stamp(-100), stamp(-50), ROOM, USER)
+}
+
+test('reconnected is exactly disconnected then present, from every starting state', (t) => {
+  const db = fixtureDatabase(t)
+  const presence = connectable(db)
+  for (const state of STATES) {
+    setState(db, state)
+    presence.disconnected(ROOM, USER, at(1000))
+    presence.present(ROOM, USER, at(1000))
+    const twoSteps = row(db)
+    setState(db, state)
+    assert.equal(presence.reconnected(ROOM, USER, at(1000)), true)
+    assert.deepEqual(row(db), twoSteps, JSON.stringify(state))
+  }
+  assert.equal(presence.reconnected(ROOM, users.jz.id, at(1000)), false, 'no membership, nothing found')
+})
+
 test('connected counts like present but touches updated_at and leaves unread_at alone', (t) => {
   const db = fixtureDatabase(t)
   markUnread(db)
