@@ -64,6 +64,11 @@ export function display(db: Connection) {
      WHERE memberships.room_id IN (${idsJson}) ORDER BY memberships.room_id, users.id`,
   )
 
+  // A new message's row again, for the version its triggers gave it, with its creator.
+  const posted = db.prepare<[number], { presentation_version: number; id: number | null; name: string | null; bio: string | null; role: number | null; updated_at: string | null }>(
+    'SELECT messages.presentation_version, users.id, users.name, users.bio, users.role, users.updated_at FROM messages LEFT JOIN users ON users.id = messages.creator_id WHERE messages.id = ?',
+  )
+
   function roomNames(list: RoomRow[]): Map<number, string> {
     const names = new Map(list.map((room) => [room.id, room.name ?? '']))
     const direct = list.filter((room) => room.type === 'Rooms::Direct').map((room) => room.id)
@@ -77,6 +82,15 @@ export function display(db: Connection) {
 
   return {
     roomNames,
+
+    // What load() gives for a text message written in the current transaction, whose body is
+    // known and which has no boosts or attachment yet: one statement instead of load's five.
+    loadPosted(message: MessageRow, body: string, room: RoomRow): MessageDisplay | undefined {
+      const row = posted.get(message.id)
+      if (!row) return undefined
+      const creator: Person = row.id === null ? { ...MISSING_PERSON, id: message.creator_id } : { id: row.id, name: row.name!, bio: row.bio, role: row.role!, updated_at: row.updated_at! }
+      return { ...message, presentation_version: row.presentation_version, body, creator, room, roomName: roomNames([room]).get(room.id) ?? '', boosts: [], attachment: null }
+    },
 
     load(rows: MessageRow[], knownRooms: RoomRow[] = []): MessageDisplay[] {
       if (rows.length === 0) return []

@@ -1,12 +1,46 @@
 import type { Models } from '../index.ts'
 import type { MessageRow, NewMessage } from '../message.ts'
 import type { NewBlob } from '../blob.ts'
+import type { RoomRow } from '../room.ts'
+import type { MessageDisplay } from './display.ts'
 
 // The writes behind posting, editing and deleting: each one is a single transaction.
 export function postMessage(models: Models, input: NewMessage): MessageRow {
   const message = models.messages.create(input)
   models.roomReceiving.receive(message)
   return message
+}
+
+// What a new message's announcement needs, read in one transaction: everything its fragment
+// shows, with the presentation_version the fragment is cached under, and the room's members (each
+// is told the room is unread).
+export interface Announcement {
+  display: MessageDisplay
+  memberIds: number[]
+}
+
+export function announcementOf(models: Models, message: MessageRow, room: RoomRow): Announcement {
+  const row = models.messages.find(message.id) ?? message
+  const [display] = models.messageDisplay.load([row], [room])
+  return { display: display!, memberIds: models.memberships.userIdsIn(room.id) }
+}
+
+export interface PostedMessage {
+  message: MessageRow
+  room: RoomRow
+  announcement: Announcement
+}
+
+// Posting as a member (RoomScoped): null, with nothing written, when the room is not one of the
+// creator's. The room and the announcement are read in the writing transaction, on the writer's
+// connection, whose pages are warm: after a write the reader's cache starts cold.
+export function postMessageAsMember(models: Models, input: NewMessage): PostedMessage | null {
+  const room = models.rooms.findForUser(input.roomId, input.creatorId)
+  if (!room) return null
+  const message = postMessage(models, input)
+  const display = models.messageDisplay.loadPosted(message, input.body, room)
+  const announcement = display ? { display, memberIds: models.memberships.userIdsIn(room.id) } : announcementOf(models, message, room)
+  return { message: { ...message, presentation_version: announcement.display.presentation_version }, room, announcement }
 }
 
 // Message.create_with_attachment!: the blob, the message and the attachment joining them, in

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { NestingTooDeep, plainText, sanitizeBody } from '../../models/rich-text/index.ts'
+import { mentionsIn } from '../../models/message/mentionee.ts'
 import { field } from '../../plugins/body.ts'
 
 export const MAX_BODY_LENGTH = 100_000
@@ -12,7 +13,7 @@ export function composeBody(app: FastifyInstance, raw: string | undefined): { bo
   if (raw === undefined) throw new BodyError('A message needs a body.')
   if (raw.length > MAX_BODY_LENGTH) throw new BodyError('That message is too long.')
   const body = sanitizeOrRefuse(raw)
-  const text = plainText(body, (sgid) => mentionName(app, sgid))
+  const text = plainText(body, mentionNames(app, body))
   if (text.trim() === '' && !/<action-text-attachment/i.test(body)) throw new BodyError('A message needs a body.')
   return { body, plainText: text }
 }
@@ -31,6 +32,15 @@ export function mentionName(app: FastifyInstance, sgid: string): string | null {
   if (!found || found.model !== 'User' || !/^\d+$/.test(found.id)) return null
   const [person] = app.store.read((m) => m.users.people([Number(found.id)]))
   return person?.name ?? null
+}
+
+// The names of everyone a body mentions, each signature checked once and the people read together
+// in one transaction, however often they are mentioned; a body without sgids reads nothing.
+export function mentionNames(app: FastifyInstance, body: string): (sgid: string) => string | null {
+  const mentions = mentionsIn(body, (sgid) => app.signing.verifySignedGlobalId(sgid))
+  if (mentions.size === 0) return (sgid) => mentionName(app, sgid)
+  const names = new Map(app.store.read((m) => m.users.people([...new Set(mentions.values())])).map((person) => [person.id, person.name]))
+  return (sgid) => (mentions.has(sgid) ? (names.get(mentions.get(sgid)!) ?? null) : mentionName(app, sgid))
 }
 
 // The composed body of a form's message[body], or null once a 422 has been sent.

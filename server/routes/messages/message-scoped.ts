@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { MessageRow } from '../../models/message.ts'
 import { requestOrigin } from '../../plugins/security.ts'
-import type { CacheStats } from '../../rendering/cache-stats.ts'
 import { positiveId, roomFor } from '../room-scoped.ts'
 
 export type MessageParams = { Params: { room_id: string; id?: string }; Querystring: { before?: string; after?: string } }
@@ -19,16 +18,10 @@ export function loadMessage(app: FastifyInstance, request: FastifyRequest<Messag
   })
 }
 
-// One message's fragment, through the fragment cache, so a new message's broadcast also
-// fills it for the room page.
+// One message's fragment, through the fragment cache.
 export function renderMessage(app: FastifyInstance, request: FastifyRequest, message: MessageRow): string {
-  return renderMessageIn(app, requestOrigin(request), request.user!.id, request.cacheStats, message)
-}
-
-// The same without a request (a webhook's reply).
-export function renderMessageIn(app: FastifyInstance, origin: string, viewerId: number, stats: CacheStats, message: MessageRow): string {
   return app.store.read((m) => {
     const row = m.messages.find(message.id) ?? message
-    return app.messageFragments.renderAll(m, [row], { origin, viewerId, stats })
+    return app.messageFragments.renderAll(m, [row], { origin: requestOrigin(request), viewerId: request.user!.id, stats: request.cacheStats })
   })
 }
