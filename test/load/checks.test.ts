@@ -146,28 +146,6 @@ test('the routes profile acknowledges a right post answer and rejects one with t
 
 // ---------------------------------------------------------------------------------------------
 
-test('a request on a kept-alive connection the server closed is sent again on a new one', async (t) => {
-  const seen = new WeakMap<object, number>()
-  const server = http.createServer((req, res) => {
-    const count = (seen.get(req.socket) ?? 0) + 1
-    seen.set(req.socket, count)
-    // The second request on a connection finds it closed, as after a keep-alive timeout.
-    if (count === 2) return req.socket.destroy()
-    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 })
-    res.end('ok')
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  const client = new HttpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 1)
-  t.after(() => client.close())
-  const first = await client.request({ path: '/', headers: {} })
-  assert.ok(!isFailure(first) && !first.retried)
-  const second = await client.request({ path: '/', headers: {} })
-  assert.ok(!isFailure(second), JSON.stringify(second))
-  assert.equal(second.retried, true)
-  assert.equal(client.retries, 1)
-})
-
 test('Server-Timing hit rates are read per metric, and a missing header reads n/a', () => {
   assert.deepEqual(parseServerTiming('page;desc="hit", records;desc="hits=2 misses=1", total;dur=1.2'), [
     ['page', { hits: 1, misses: 0 }], ['records', { hits: 2, misses: 1 }], ['total', { hits: 0, misses: 0 }],

@@ -1,11 +1,11 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import BetterSqlite3 from 'better-sqlite3'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { buildTestApp, inject, signIn } from '../helper.ts'
 import { rooms, users } from '../fixtures.ts'
 import { seed } from './messages/support.ts'
 import { decodeStrictly } from '../support/encodings.ts'
+import { foreignWriter } from '../support/foreign-writer.ts'
 
 const hq = rooms.hq.id
 const pets = rooms.pets.id
@@ -40,14 +40,6 @@ async function sharedBetweenViewers(app: FastifyInstance, david: string, jason: 
 
 function get(app: FastifyInstance, cookie: string, url: string, headers: Record<string, string> = {}) {
   return inject(app, cookie, { method: 'GET', url, headers })
-}
-
-// A second connection to the same file, writing SQL directly, as Rails or a sqlite3 shell would.
-function foreignWriter(t: TestContext, app: FastifyInstance): BetterSqlite3.Database {
-  const db = new BetterSqlite3(app.store.writeDb.name)
-  db.pragma('busy_timeout = 5000')
-  t.after(() => db.close())
-  return db
 }
 
 async function setup(t: TestContext, env: Record<string, string> = {}) {

@@ -1,11 +1,11 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import BetterSqlite3 from 'better-sqlite3'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { buildTestApp, inject, signIn } from '../helper.ts'
 import { rooms, users } from '../fixtures.ts'
 import { seed } from './messages/support.ts'
 import { decodeStrictly } from '../support/encodings.ts'
+import { foreignWriter } from '../support/foreign-writer.ts'
 
 // The viewer's shell (layout, nav, composer, search form) of the room and search pages is
 // cached per person around the shared part, for clients that take gzip. A request without gzip
@@ -35,14 +35,6 @@ async function cachedAndFresh(app: FastifyInstance, cookie: string, url: string)
   assert.equal(shellOutcome(fresh), 'bypass', url)
   assert.equal(cached.body, fresh.body, `${url}: the cached page is what a fresh render gives`)
   return cached
-}
-
-// A second connection to the same file, writing SQL directly, as Rails or a sqlite3 shell would.
-function foreignWriter(t: TestContext, app: FastifyInstance): BetterSqlite3.Database {
-  const db = new BetterSqlite3(app.store.writeDb.name)
-  db.pragma('busy_timeout = 5000')
-  t.after(() => db.close())
-  return db
 }
 
 async function setup(t: TestContext, env: Record<string, string> = {}) {

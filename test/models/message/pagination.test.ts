@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Connection } from '../../../server/models/database.ts'
+import { watchedStatements } from '../watched-statements.ts'
 import { fixtureDatabase as database } from '../room/fixture-database.ts'
 import { pagination } from '../../../server/models/message/pagination.ts'
 import { PAGE_SIZE, type MessageRow } from '../../../server/models/message.ts'
@@ -12,20 +13,8 @@ const PETS = rooms.pets.id
 // The pagination model built on a connection whose prepare() is watched, so the test sees the
 // exact SQL the model runs.
 function watchedPagination(db: Connection): { pages: ReturnType<typeof pagination>; statements: string[] } {
-  const statements: string[] = []
-  const watched = new Proxy(db, {
-    get(target, property) {
-      if (property === 'prepare') {
-        return (source: string) => {
-          statements.push(source)
-          return target.prepare(source)
-        }
-      }
-      const value = Reflect.get(target, property, target) as unknown
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
-    },
-  })
-  return { pages: pagination(watched), statements }
+  const watched = watchedStatements(db)
+  return { pages: pagination(watched.db), statements: watched.statements }
 }
 
 const time = (second: number, micros = 0) =>

@@ -1,26 +1,15 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Connection } from '../../../server/models/database.ts'
+import { watchedStatements } from '../watched-statements.ts'
 import { receiving } from '../../../server/models/room/receiving.ts'
 import { rooms, users } from '../../fixtures.ts'
 import { fixtureDatabase } from './fixture-database.ts'
 
 // The receiving model built on a connection whose prepare() is watched, so the test sees its SQL.
 function watchedReceiving(db: Connection): { model: ReturnType<typeof receiving>; statements: string[] } {
-  const statements: string[] = []
-  const watched = new Proxy(db, {
-    get(target, property) {
-      if (property === 'prepare') {
-        return (source: string) => {
-          statements.push(source)
-          return target.prepare(source)
-        }
-      }
-      const value = Reflect.get(target, property, target) as unknown
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
-    },
-  })
-  return { model: receiving(watched), statements }
+  const watched = watchedStatements(db)
+  return { model: receiving(watched.db), statements: watched.statements }
 }
 
 test('a post’s unread marking finds the room’s members by index even on an ANALYZEd database, with a plan that does not look into the bound room', (t) => {
