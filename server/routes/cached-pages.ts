@@ -79,7 +79,7 @@ export async function sendLookup(app: FastifyInstance, request: FastifyRequest, 
 // A page whose `messagesHtml` is a cached part (room, search): the viewer's shell around it is
 // the person's own. With the shell cache on, the shell is kept per person and page (`key`) with
 // its compressed bytes, valid while every input of the template is the same (the page's data,
-// the person's row and the account, compared by a digest of them all), and a hit joins it with
+// the person's row and the account, compared as one JSON text of them all), and a hit joins it with
 // the part's compressed bytes, rendering nothing. `slots` are data that change far more often
 // than the rest (a room's last activity): the cached shell holds their places, and each response
 // gets their values. Without the shell cache, or for a response with a flash or without gzip, the
