@@ -36,11 +36,20 @@ export interface PostedMessage {
 // connection, whose pages are warm: after a write the reader's cache starts cold.
 export function postMessageAsMember(models: Models, input: NewMessage): PostedMessage | null {
   const room = models.rooms.findForUser(input.roomId, input.creatorId)
-  if (!room) return null
+  return room ? postInto(models, input, room) : null
+}
+
+// A text message written into a room the caller has checked (a bot's), with its announcement;
+// the room is read again here, so its name is the one this transaction sees.
+export function postMessageIn(models: Models, input: NewMessage, checked: RoomRow): PostedMessage {
+  return postInto(models, input, models.rooms.find(checked.id) ?? checked)
+}
+
+function postInto(models: Models, input: NewMessage, room: RoomRow): PostedMessage {
   const message = postMessage(models, input)
   const display = models.messageDisplay.loadPosted(message, input.body, room)
   const announcement = display ? { display, memberIds: models.memberships.userIdsIn(room.id) } : announcementOf(models, message, room)
-  return { message: { ...message, presentation_version: announcement.display.presentation_version }, room, announcement }
+  return { message: Object.assign(message, { presentation_version: announcement.display.presentation_version }), room, announcement }
 }
 
 // Message.create_with_attachment!: the blob, the message and the attachment joining them, in

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { filesRootOf } from '../../lib/files.ts'
 import type { StoredUpload } from '../../lib/uploads.ts'
 import type { MessageRow } from '../../models/message.ts'
-import { postMessage, postMessageWithAttachment } from '../../models/message/posting.ts'
+import { postMessageIn, postMessageWithAttachment, type Announcement } from '../../models/message/posting.ts'
 import type { RoomRow } from '../../models/room.ts'
 import type { UserRow } from '../../models/user.ts'
 import { announceMessage, announceNewMessage } from './announce.ts'
@@ -36,9 +36,12 @@ export { BodyError } from './body.ts'
 export async function postAsBot(app: FastifyInstance, bot: UserRow, room: RoomRow, post: BotPost, options: BotPostOptions = {}): Promise<MessageRow> {
   const clientMessageId = randomUUID()
   let message: MessageRow
+  let announcement: Announcement | undefined
   if ('text' in post) {
     const body = composeBody(app, post.text)
-    message = await app.store.write((m) => postMessage(m, { roomId: room.id, creatorId: bot.id, clientMessageId, ...body }))
+    const posted = await app.store.write((m) => postMessageIn(m, { roomId: room.id, creatorId: bot.id, clientMessageId, ...body }, room))
+    message = posted.message
+    announcement = posted.announcement
   } else {
     const { file, filename } = post
     const input = { roomId: room.id, creatorId: bot.id, clientMessageId, body: '', plainText: filename }
@@ -56,7 +59,7 @@ export async function postAsBot(app: FastifyInstance, bot: UserRow, room: RoomRo
   }
   options.request?.endPhase('write')
   const announcing = { triggersWebhooks: options.triggersWebhooks ?? true }
-  if (options.request) announceNewMessage(app, options.request, room, message, bot, announcing)
-  else announceMessage(app, { origin: options.origin ?? '', viewerId: bot.id }, room, message, bot, announcing)
+  if (options.request) announceNewMessage(app, options.request, room, message, bot, announcing, announcement)
+  else announceMessage(app, { origin: options.origin ?? '', viewerId: bot.id }, room, message, bot, announcing, announcement)
   return message
 }

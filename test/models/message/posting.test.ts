@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createModels } from '../../../server/models/index.ts'
-import { announcementOf, postMessageAsMember } from '../../../server/models/message/posting.ts'
+import { announcementOf, postMessageAsMember, postMessageIn } from '../../../server/models/message/posting.ts'
 import type { NewMessage } from '../../../server/models/message.ts'
 import { rooms, users } from '../../fixtures.ts'
 import { fixtureDatabase, memberIds } from '../room/fixture-database.ts'
@@ -61,3 +61,15 @@ for (const [name, roomId, creatorId] of [
     assert.deepEqual([...posted.announcement.memberIds].sort(), [...fresh.memberIds].sort())
   })
 }
+
+test('a post into a room checked beforehand (a bot’s) shows the room as its own transaction sees it', (t) => {
+  const db = fixtureDatabase(t)
+  const models = createModels(db)
+  const checked = models.rooms.findForUser(HQ, users.bender.id)!
+  db.prepare('UPDATE rooms SET name = ? WHERE id = ?').run('Headquarters', HQ)
+  const posted = db.transaction(() => postMessageIn(models, input(HQ, users.bender.id, 'beep'), checked)).immediate()
+  assert.equal(posted.announcement.display.roomName, 'Headquarters')
+  assert.equal(posted.room.name, 'Headquarters')
+  const fresh = announcementOf(models, models.messages.find(posted.message.id)!, posted.room)
+  assert.equal(JSON.stringify({ ...posted.announcement.display, room: null }), JSON.stringify({ ...fresh.display, room: null }))
+})
