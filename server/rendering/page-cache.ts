@@ -125,6 +125,13 @@ export class PageCache {
     return entry.page as T
   }
 
+  // The same without counting a hit: for bookkeeping entries (which part a search gave) whose
+  // lookup is followed by the real one (find on the part), so a hit is counted once.
+  recall<T extends Stored = CachedPage>(key: string, quick: string): T | undefined {
+    const entry = this.entries.get(key)
+    return entry && entry.quick === quick ? (entry.page as T) : undefined
+  }
+
   // An admission filter for pages most of which are asked for only once (search results):
   // true when the key was asked for before, among the last SIGHTINGS_KEPT keys seen, so only a
   // page wanted twice takes the cache's room from pages that are wanted again and again.

@@ -29,7 +29,7 @@ function results(m: Models, userId: number, query: string, origin: string, reque
   const memoKey = `search-results:${userId}:${origin}:${query}`
   const reachable = app.pageCache && app.cacheConfig.pageInvalidation === 'relevant' ? m.cacheVersions.search(userId) : null
   if (reachable !== null) {
-    const memo = app.pageCache!.peekQuick<CachedResults>(memoKey, reachable)
+    const memo = app.pageCache!.recall<CachedResults>(memoKey, reachable)
     const page = memo && app.pageCache!.find(memo.partKey, memo.signature)
     if (memo && page) return { resultCount: memo.count, results: { state: 'found', page } }
   }

@@ -38,3 +38,13 @@ test('the admission filter says a key was seen only from its second sighting on'
   assert.equal(cache.seenBefore('search:a'), true)
   assert.equal(cache.seenBefore('search:a'), true)
 })
+
+test('a search’s remembered results are recalled without counting a hit, so the part’s own lookup counts once', () => {
+  const cache = new PageCache(1024 * 1024)
+  const results = { partKey: 'search:x:1,2', signature: '1.5,2.6', count: 2 }
+  cache.store('search-results:1:x:cats', results.signature, results, '7.3')
+  const before = { ...cache.stats }
+  assert.deepEqual(cache.recall('search-results:1:x:cats', '7.3'), results)
+  assert.equal(cache.recall('search-results:1:x:cats', '8.3'), undefined, 'not once what the person reaches has moved')
+  assert.deepEqual(cache.stats, before)
+})
