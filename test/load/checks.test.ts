@@ -15,15 +15,15 @@ import type { Contract } from '../support/harness-validator.ts'
 import { hit, newSample, type Target } from './routes.ts'
 import { Delivery } from './support/deliveries.ts'
 import { HttpClient, isFailure } from './support/http.ts'
-import { checkPage, reasonOf, type Expectation, type Knowledge } from './support/page-checks.ts'
+import { checkPage, NewestAcknowledged, reasonOf, ROOM_PAGE_SIZE, type Expectation, type Knowledge } from './support/page-checks.ts'
 import { parseServerTiming, ServerTiming, serverDurationsMs } from './support/server-timing.ts'
 import { startFlags } from './support/server.ts'
 import { measureFloor } from './support/socket-floor.ts'
 
-// The cast: David (1) is in rooms 10 and 11; Jason (2) in 11 and 12. Messages 100–102 are in
-// room 10, 200 in room 11, 300 in room 12.
+// The cast: David (1) is in rooms 10 and 11; Jason (2) in 11 and 12. Messages 100–104 are in
+// room 10 (and 1000–1099, a full page of newer ones), 200 in room 11, 300 in room 12.
 const knowledge: Knowledge = {
-  roomOfMessage: (id) => ({ 100: 10, 101: 10, 102: 10, 200: 11, 300: 12 })[id],
+  roomOfMessage: (id) => ({ 100: 10, 101: 10, 102: 10, 103: 10, 104: 10, 200: 11, 300: 12 })[id] ?? (id >= 1000 && id < 1100 ? 10 : undefined),
   roomsOf: (user) => new Set(user === 1 ? [10, 11] : [11, 12]),
 }
 
@@ -81,6 +81,29 @@ test("another person's sidebar fails as the wrong person listing foreign rooms a
 test('a room page without the newest acknowledged post fails', async (t) => {
   const base = await fakeServer(t, { '/rooms/10': roomPage(1, [100, 101]) })
   assert.deepEqual(await fetchAndCheck(t, base, '/rooms/10', { kind: 'room', userId: 1, roomId: 10, newestAcknowledged: 102 }), ['newest acknowledged post missing'])
+})
+
+// A room page shows the newest page of messages: in a busy room, posts written between the
+// acknowledgement and the server's read push the acknowledged one off it (issue 17's 57 pages).
+test('a full room page whose every message is newer than the acknowledged post passes, counted as pushed off', async (t) => {
+  const newer = Array.from({ length: ROOM_PAGE_SIZE }, (_, i) => 1000 + i)
+  const older = [101, ...newer.slice(1)]
+  const base = await fakeServer(t, { '/rooms/10': roomPage(1, newer), '/rooms/10?stale': roomPage(1, older), '/rooms/10?short': roomPage(1, [103, 104]) })
+  const expectation: Expectation = { kind: 'room', userId: 1, roomId: 10, newestAcknowledged: 102 }
+  assert.deepEqual(await fetchAndCheck(t, base, '/rooms/10', expectation), [])
+  assert.equal(checkPage(Buffer.from(roomPage(1, newer)), expectation, knowledge).pushedOff, true)
+  assert.deepEqual(await fetchAndCheck(t, base, '/rooms/10?stale', expectation), ['newest acknowledged post missing'])
+  assert.deepEqual(await fetchAndCheck(t, base, '/rooms/10?short', expectation), ['newest acknowledged post missing'], 'a short page cannot have been pushed off')
+})
+
+test('the newest acknowledged post of a room stays the highest id when an older answer is handled last', () => {
+  const newest = new NewestAcknowledged()
+  newest.acknowledge(10, 104)
+  newest.acknowledge(10, 102)
+  newest.acknowledge(11, 200)
+  assert.equal(newest.get(10), 104)
+  assert.equal(newest.get(11), 200)
+  assert.equal(newest.get(12), undefined)
 })
 
 test("a search showing a message from someone else's room fails; an unknown id is left for the database", async (t) => {

@@ -29,12 +29,12 @@ import { buildFixture, largeSpec } from './fixtures.ts'
 import { describeProfiles, type ProfileSummary, type ProfileWindow } from './support/cpu-profile.ts'
 import { fixturePaths, readPeople, ROOT } from './support/fixture.ts'
 import { HttpClient, isFailure } from './support/http.ts'
-import { processCpuSeconds, processMemory, round, selfCpuSeconds } from './support/measure.ts'
+import { processesCpuSeconds, processMemory, round, selfCpuSeconds } from './support/measure.ts'
 import { writeFanoutReport } from './support/report.ts'
 import { flag, number, path, readOptions, text } from './support/options.ts'
 import { checkPost } from './support/page-checks.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
-import { copyStorage, cpuProfileFlags, makeMeters, pinningAvailable, reexecPinned, SERVER_CORE, sleep, stampNow, startServer, stopServer, type ServerChild } from './support/server.ts'
+import { copyStorage, cpuProfileFlags, makeMeters, pinningAvailable, processOptionsOf, PROCESS_OPTIONS, reexecPinned, SERVER_CORE, sharesGeneratorCore, sleep, stampNow, startServer, stopServer, type ServerChild, type ServerExtras } from './support/server.ts'
 import { measureFloor, type FloorReport } from './support/socket-floor.ts'
 import { percentiles } from './support/stats.ts'
 
@@ -53,6 +53,7 @@ interface Options {
   serverDir: string
   pin: boolean
   floor: boolean
+  processes: ServerExtras
   cpuProf: boolean
   tsx: boolean
   out: string
@@ -71,6 +72,7 @@ const OPTIONS = {
   'no-floor': flag("skip the floor (the same sockets and notice bytes through a bare broadcaster on the server's core)"),
   'cpu-prof': flag('also profile the server (node --cpu-prof) and name its top frames from each post sent to its last notice'),
   tsx: flag("run the server's sources under tsx instead of compiling them as npm start does"),
+  ...PROCESS_OPTIONS,
 }
 
 const SUMMARY = `The unread fan-out: every member of the biggest room holds a socket subscribed to
@@ -82,7 +84,7 @@ function parseOptions(argv: string[]): Options {
   const v = readOptions({ name: 'bench:fanout', summary: SUMMARY, options: OPTIONS }, argv)
   return {
     fixture: v.fixture, base: v.base?.replace(/\/$/, '') ?? null, room: v.room, posts: v.posts, intervalMs: v.intervalMs,
-    inPlace: v.inPlace, serverDir: v.serverDir, pin: !v.noPin, floor: !v.noFloor, cpuProf: v.cpuProf, tsx: v.tsx, out: v.out,
+    inPlace: v.inPlace, serverDir: v.serverDir, pin: !v.noPin && !sharesGeneratorCore(v.serverCores), floor: !v.noFloor, processes: processOptionsOf(v), cpuProf: v.cpuProf, tsx: v.tsx, out: v.out,
   }
 }
 
@@ -143,11 +145,11 @@ async function main(): Promise<void> {
       console.log(`bench:fanout: copying ${options.fixture}…`)
       storage = options.inPlace ? options.fixture : copyStorage(options.fixture)
       const profileFlags = options.cpuProf ? cpuProfileFlags(profileDir, PROFILE_US) : []
-      server = await startServer(options.serverDir, storage, join(options.out, `fanout-${stamp}-server.log`), {}, options.tsx, profileFlags)
+      server = await startServer(options.serverDir, storage, join(options.out, `fanout-${stamp}-server.log`), {}, options.tsx, profileFlags, options.processes)
       baseUrl = server.baseUrl
     }
     const url = new URL(baseUrl)
-    const meters = makeMeters(server?.pid ?? null)
+    const meters = makeMeters(server?.pids ?? null)
     const notices: Notice[] = []
     let current: Notice | null = null
     const roomMarker = Buffer.from(`"roomId":${options.room}`)
@@ -213,7 +215,7 @@ async function main(): Promise<void> {
     const http = new HttpClient(baseUrl, 2)
     const postErrors: string[] = []
     for (let seq = 1; seq <= options.posts; seq++) {
-      const serverBefore = server ? processCpuSeconds(server.pid) : null
+      const serverBefore = server ? processesCpuSeconds(server.pids) : null
       const generatorBefore = selfCpuSeconds()
       const notice: Notice = { seq, sentAt: performance.now(), ackAt: null, got: new Uint8Array(people.length), count: 0, bytes: 0, firstAt: 0, lastAt: 0, serverCpu: null, generatorCpu: 0 }
       current = notice
@@ -232,7 +234,7 @@ async function main(): Promise<void> {
       }
       const deadline = notice.sentAt + 30_000
       while (notice.count < ready && performance.now() < deadline) await sleep(2)
-      const serverAfter = server ? processCpuSeconds(server.pid) : null
+      const serverAfter = server ? processesCpuSeconds(server.pids) : null
       notice.serverCpu = serverBefore !== null && serverAfter !== null ? serverAfter - serverBefore : null
       notice.generatorCpu = selfCpuSeconds() - generatorBefore
       await sleep(Math.max(0, options.intervalMs - (performance.now() - notice.sentAt)))

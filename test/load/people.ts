@@ -47,11 +47,11 @@ import { describeLoopDelay, type LoopDelay } from './support/loop-delay.ts'
 import { fixturePaths, readPeople, ROOT, VOCABULARY } from './support/fixture.ts'
 import { HttpClient, isFailure, type Answer, type Failure as HttpFailure } from './support/http.ts'
 import { processMemory, round, type Memory } from './support/measure.ts'
-import { checkPage, checkPost, type Expectation, type Knowledge } from './support/page-checks.ts'
+import { checkPage, checkPost, NewestAcknowledged, type Expectation, type Knowledge } from './support/page-checks.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
 import { writeUsersReport } from './support/report.ts'
 import { Delivery, DELIVERY_TARGET_MS } from './support/deliveries.ts'
-import { copyStorage, cpuProfileFlags, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild } from './support/server.ts'
+import { copyStorage, cpuProfileFlags, describeProcesses, makeMeters, processOptionsOf, PROCESS_OPTIONS, reexecPinned, sharesGeneratorCore, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild, type ServerExtras } from './support/server.ts'
 import { flag, number, numbers, path, readOptions, text, usageError } from './support/options.ts'
 import { ServerTiming } from './support/server-timing.ts'
 import { Failures, percentiles, type Percentiles } from './support/stats.ts'
@@ -82,6 +82,7 @@ export interface Options {
   inPlace: boolean
   gzip: boolean
   pin: boolean
+  processes: ServerExtras
   tsx: boolean
   cpuProf: boolean
   cpuProfUs: number
@@ -113,6 +114,7 @@ export const USERS_OPTIONS = {
   'cpu-prof-us': number('US', "the profile's sampling interval in µs", 1000),
   'no-loop-probe': flag("do not preload the event-loop delay probe into the server (no loop delay per step)"),
   'gen-cpu-prof': flag('profile the generator itself into tmp/bench/users-generator-prof-<stamp> and name its top frames'),
+  ...PROCESS_OPTIONS,
 }
 
 const USERS_SUMMARY = `The users profile: simulated people (an Action Cable socket each, navigations, posts) join in
@@ -126,7 +128,7 @@ function parseOptions(argv: string[]): Options {
   return {
     steps: v.steps, stepSecs: v.stepSecs, warmupSecs: v.warmupSecs, drainSecs: v.drainSecs, navSecs: v.navSecs, postSecs: v.postSecs,
     fixture: v.fixture, base: v.base, db: v.db, serverPid: v.serverPid, serverDir: v.serverDir,
-    keepGoing: v.keepGoing, inPlace: v.inPlace, gzip: !v.noGzip, pin: !v.noPin, tsx: v.tsx, out: v.out,
+    keepGoing: v.keepGoing, inPlace: v.inPlace, gzip: !v.noGzip, pin: !v.noPin && !sharesGeneratorCore(v.serverCores), processes: processOptionsOf(v), tsx: v.tsx, out: v.out,
     cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, loopProbe: !v.noLoopProbe, genCpuProf: v.genCpuProf,
   }
 }
@@ -144,7 +146,7 @@ class World implements Knowledge {
   readonly roomOf = new Map<number, number>()
   readonly memberships = new Map<number, Set<number>>()
   readonly roomSize = new Map<number, number>()
-  readonly newestAck = new Map<number, number>()
+  readonly newestAck = new NewestAcknowledged()
   readonly acknowledged: { id: number; room: number; token: string }[] = []
   initialMaxId = 0
 
@@ -186,6 +188,8 @@ class StepStats {
   posts = 0
   postErrors = 0
   requests = 0
+  // Room pages without the newest acknowledged post because newer posts had pushed it off.
+  pushedOff = 0
   retriesAtStart = 0
   unknownIds: { id: number; room: number | null; userId: number }[] = []
   unreadFrames = 0
@@ -542,6 +546,7 @@ class Run {
       const [reason, ...detail] = failure.split(': ')
       stats.failures.add(`${reason}: ${detail.length ? detail.join(': ') + ' ' : ''}(GET ${path}, person ${person.id})`)
     }
+    if (verdict.pushedOff) stats.pushedOff++
     for (const id of verdict.unknown) stats.unknownIds.push({ id, room: expect.kind === 'search' ? null : expect.roomId ?? null, userId: person.id })
     return { ok: verdict.failures.length === 0, facts: verdict.facts }
   }
@@ -586,7 +591,7 @@ class Run {
     marker.ok = true
     stats.postLatency.push(answer.ms)
     this.world.roomOf.set(id, room)
-    this.world.newestAck.set(room, id)
+    this.world.newestAck.acknowledge(room, id)
     this.world.acknowledged.push({ id, room, token })
     stats.markers.push(marker)
   }
@@ -624,6 +629,9 @@ export interface StepReport {
   failure_examples: Record<string, string[]>
   posts: number
   post_errors: number
+  // Room pages that lacked the newest acknowledged post because newer posts had pushed it off
+  // (every message on them newer): not failures.
+  acknowledged_pushed_off: number
   post_latency: Percentiles
   delivery: Percentiles & { expected: number; delivered: number; within_500ms: number; within_500ms_percent: number | null; missed: number; excused: number }
   unread_notices: number
@@ -686,6 +694,7 @@ function stepReport(stats: StepStats, lap: Lap, retries: number, serverPid: numb
     failure_examples: stats.failures.examples,
     posts: stats.posts,
     post_errors: stats.postErrors,
+    acknowledged_pushed_off: stats.pushedOff,
     post_latency: percentiles(stats.postLatency),
     delivery: { ...percentiles(stats.delivery), expected, delivered: stats.delivery.length, within_500ms: within, within_500ms_percent: withinPercent, missed, excused },
     unread_notices: stats.unreadFrames,
@@ -804,9 +813,9 @@ async function main(): Promise<void> {
       storage = options.inPlace ? options.fixture : copyStorage(options.fixture)
       dbPath = join(storage, 'db', 'production.sqlite3')
       const profile = options.cpuProf ? cpuProfileFlags(profileDir, options.cpuProfUs) : []
-      server = await startServer(options.serverDir, storage, join(options.out, `users-${stamp}-server.log`), {}, options.tsx, profile, { probe: options.loopProbe })
+      server = await startServer(options.serverDir, storage, join(options.out, `users-${stamp}-server.log`), {}, options.tsx, profile, { probe: options.loopProbe, ...options.processes })
       baseUrl = server.baseUrl
-      console.log(`bench:users: server ${server.pid} on ${baseUrl} (core 0), storage ${storage}${options.cpuProf ? `, profiled every ${options.cpuProfUs} µs into ${profileDir}` : ''}`)
+      console.log(`bench:users: server ${server.pid} on ${baseUrl} (${describeProcesses(options.processes)}), storage ${storage}${options.cpuProf ? `, profiled every ${options.cpuProfUs} µs into ${profileDir}` : ''}`)
     }
     const serverPid = server?.pid ?? options.serverPid
     const db = new BetterSqlite3(dbPath, { readonly: true, fileMustExist: true })
@@ -820,7 +829,7 @@ async function main(): Promise<void> {
     }
     const http = new HttpClient(baseUrl, 512)
     run = new Run(options, world, http, cookies)
-    const meters = makeMeters(serverPid)
+    const meters = makeMeters(server?.pids ?? serverPid)
     const finished: StepStats[] = []
     const reports: StepReport[] = []
     let highest: number | null = null
@@ -929,7 +938,7 @@ function printStep(r: StepReport): void {
   const nav = (p: Percentiles) => `${p.p50_ms ?? '–'} / ${p.p95_ms ?? '–'} / ${p.p99_ms ?? '–'} ms (n ${p.n})`
   console.log(`\n  ${r.people} people, ${r.secs} s: ${r.served ? 'SERVED' : 'NOT SERVED: ' + r.verdict.join('; ')}`)
   for (const kind of [...NAV_KINDS, 'all'] as const) console.log(`    navigation ${kind.padEnd(6)} p50/p95/p99 ${nav(r.navigations[kind])}`)
-  console.log(`    posts ${r.posts} (errors ${r.post_errors}), post p50/p99 ${r.post_latency.p50_ms ?? '–'} / ${r.post_latency.p99_ms ?? '–'} ms`)
+  console.log(`    posts ${r.posts} (errors ${r.post_errors}), post p50/p99 ${r.post_latency.p50_ms ?? '–'} / ${r.post_latency.p99_ms ?? '–'} ms; room pages whose newest acknowledged post newer posts had pushed off ${r.acknowledged_pushed_off}`)
   console.log(`    delivery p50/p99 ${r.delivery.p50_ms ?? '–'} / ${r.delivery.p99_ms ?? '–'} ms, within 500 ms ${r.delivery.within_500ms_percent ?? '–'}% (${r.delivery.delivered}/${r.delivery.expected}, missed ${r.delivery.missed}, excused ${r.delivery.excused})`)
   console.log(`    failures ${r.failures}${r.failures ? ' ' + JSON.stringify(r.failure_reasons) : ''}; keep-alive retries ${r.keepalive_retries}`)
   console.log(`    server CPU ${r.server.cpu_percent ?? '–'}%, RSS ${r.server.memory?.rss_mb ?? '–'} MB; generator CPU ${r.generator.cpu_percent ?? '–'}%, loop lag p99 ${r.generator.loop_lag.p99_ms} ms; cores ${r.machine.core_busy_percent.join('/')}%`)

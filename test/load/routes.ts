@@ -55,7 +55,7 @@ import { RawHttpClient } from './support/raw-http.ts'
 import { recordResponse, startReplay, type Replay } from './support/replay.ts'
 import { processMemory, round } from './support/measure.ts'
 import { writeRoutesReport, type RouteRow } from './support/report.ts'
-import { copyStorage, cpuProfileFlags, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild } from './support/server.ts'
+import { copyStorage, cpuProfileFlags, describeProcesses, makeMeters, processOptionsOf, PROCESS_OPTIONS, reexecPinned, sharesGeneratorCore, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild, type ServerExtras } from './support/server.ts'
 import { choices, flag, number, path, readOptions, text, usageError } from './support/options.ts'
 import { ServerTiming } from './support/server-timing.ts'
 import { Failures, percentiles } from './support/stats.ts'
@@ -81,6 +81,7 @@ interface Options {
   inPlace: boolean
   serverDir: string
   pin: boolean
+  processes: ServerExtras
   tsx: boolean
   out: string
   // bench:routes' own (other scripts that start a server through prepareTarget leave them out).
@@ -118,6 +119,7 @@ const OPTIONS = {
   'node-http': flag("send the load through Node's http client instead of the generator's own keep-alive sockets"),
   'no-loop-probe': flag("do not preload the event-loop delay probe into the server (no loop delay in the report)"),
   replay: flag("measure the generator alone: the read routes answered by a bare server replaying our server's bytes (no posts)"),
+  ...PROCESS_OPTIONS,
 }
 
 const SUMMARY = `The harness's read-and-post profile: per route a warmup, then --clients closed-loop clients for
@@ -131,7 +133,7 @@ function parseOptions(argv: string[]): Options {
   return {
     clients: Math.max(1, Math.floor(v.clients)), duration: v.duration, warmup: v.warmup, routes: v.routes, gzip: !v.noGzip, mixedWriteRate: v.mixedWriteRate,
     fixture: v.fixture, base: v.base?.replace(/\/$/, '') ?? null, db: v.db, labels: v.labels, cookie: v.cookie, password: v.password,
-    inPlace: v.inPlace, serverDir: v.serverDir, pin: !v.noPin, tsx: v.tsx, out: v.out,
+    inPlace: v.inPlace, serverDir: v.serverDir, pin: !v.noPin && !sharesGeneratorCore(v.serverCores), processes: processOptionsOf(v), tsx: v.tsx, out: v.out,
     cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, genCpuProf: v.genCpuProf, nodeHttp: v.nodeHttp, loopProbe: !v.noLoopProbe, replay: v.replay,
   }
 }
@@ -207,8 +209,8 @@ async function prepareTarget(options: Options, stamp: string, http: (base: strin
   }
   const profileDir = profileDirOf(options, stamp)
   const profile = profileDir ? cpuProfileFlags(profileDir, options.cpuProfUs ?? 1000) : []
-  const server = await startServer(options.serverDir, storage, join(options.out, `routes-${stamp}-server.log`), {}, options.tsx, profile, { probe: options.loopProbe ?? false })
-  console.log(`bench:routes: server ${server.pid} on ${server.baseUrl} (core 0)${options.cpuProf ? `, profiled every ${options.cpuProfUs} µs` : ''}`)
+  const server = await startServer(options.serverDir, storage, join(options.out, `routes-${stamp}-server.log`), {}, options.tsx, profile, { probe: options.loopProbe ?? false, ...options.processes })
+  console.log(`bench:routes: server ${server.pid} on ${server.baseUrl} (${describeProcesses(options.processes)})${options.cpuProf ? `, profiled every ${options.cpuProfUs} µs` : ''}`)
   return { baseUrl: server.baseUrl, dbPath: join(storage, 'db', 'production.sqlite3'), labels, cookie, server, storage: options.fixture === null || !options.inPlace ? storage : null }
 }
 
@@ -415,7 +417,7 @@ async function main(): Promise<void> {
       if (target.server) await stopServer(target.server)
       console.log(`bench:routes: --replay: ${routes.join(', ')} answered by a bare replay server ${replay.pid} on ${loadBase} (core 0); our server stopped, posts left out`)
     }
-    const meters = makeMeters(replay?.pid ?? target.server?.pid ?? null)
+    const meters = makeMeters(replay ? replay.pid : (target.server?.pids ?? null))
     const acks: Acknowledgement[] = []
     const results: RouteResult[] = []
     for (const route of routes) {

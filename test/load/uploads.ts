@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   console.log(`bench:uploads: making ${v.uploads} JPEGs of ${v.megapixels} MP…`)
   const photos = await makePhotos(v.uploads, v.megapixels)
   console.log(`bench:uploads: ${round(photos.reduce((s, p) => s + p.bytes.length, 0) / 1e6, 1)} MB in all`)
-  const routeOptions: RouteOptions = { clients: v.clients, duration: v.duration, warmup: v.warmup, routes: [route], gzip: true, mixedWriteRate: 0, pin: !v.noPin, fixture: null, base: null, db: null, labels: null, cookie: null, password: null, inPlace: false, serverDir: v.serverDir, tsx: v.tsx, out: v.out }
+  const routeOptions: RouteOptions = { clients: v.clients, duration: v.duration, warmup: v.warmup, routes: [route], gzip: true, mixedWriteRate: 0, pin: !v.noPin, fixture: null, base: null, db: null, labels: null, cookie: null, password: null, inPlace: false, serverDir: v.serverDir, processes: {}, tsx: v.tsx, out: v.out }
   const clients: HttpClient[] = []
   const client = (base: string, sockets = 4) => {
     const c = new HttpClient(base, sockets)

@@ -1,7 +1,7 @@
 // Measuring helpers for the load scripts: latency samples and percentiles, and another
 // process's CPU time and memory as Linux reports them in /proc.
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 
 // Latencies in milliseconds, kept whole (a float32 each) so percentiles are exact.
 export class Samples {
@@ -63,19 +63,60 @@ function ticksPerSecond(): number {
   return clockTicks
 }
 
-// utime and stime of a process (all its threads), in seconds; null once it is gone.
-export function processCpuTimes(pid: number): { user: number; system: number } | null {
-  const path = `/proc/${pid}/stat`
-  if (!existsSync(path)) return null
+interface ProcStat {
+  ppid: number
+  user: number
+  system: number
+  // Of its children that have exited and been waited for.
+  childrenUser: number
+  childrenSystem: number
+}
+
+function readStat(pid: number): ProcStat | null {
   try {
-    const stat = readFileSync(path, 'utf8')
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     // The command name may hold spaces and parentheses: fields are counted after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // Fields 14 and 15 of the whole line are the 12th and 13th after the name (state is the 1st).
-    return { user: Number(fields[11]) / ticksPerSecond(), system: Number(fields[12]) / ticksPerSecond() }
+    // After the name: state, ppid, …, utime (12th), stime, cutime, cstime.
+    const ticks = ticksPerSecond()
+    return { ppid: Number(fields[1]), user: Number(fields[11]) / ticks, system: Number(fields[12]) / ticks, childrenUser: Number(fields[13]) / ticks, childrenSystem: Number(fields[14]) / ticks }
   } catch {
     return null
   }
+}
+
+// The process and every process below it (a server's worker processes, its ffmpeg runs).
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    const stat = readStat(Number(name))
+    if (!stat) continue
+    const list = children.get(stat.ppid)
+    if (list) list.push(Number(name))
+    else children.set(stat.ppid, [Number(name)])
+  }
+  const tree = [pid]
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []))
+  return tree
+}
+
+// utime and stime of a process with everything below it (all their threads, and the children
+// that have already exited: a worker that died and was restarted still counts), in seconds;
+// null once the process is gone.
+export function processCpuTimes(pid: number): { user: number; system: number } | null {
+  if (!existsSync(`/proc/${pid}/stat`)) return null
+  const root = readStat(pid)
+  if (!root) return null
+  let user = root.childrenUser
+  let system = root.childrenSystem
+  for (const member of processTree(pid)) {
+    const stat = member === pid ? root : readStat(member)
+    if (!stat) continue
+    user += stat.user
+    system += stat.system
+  }
+  return { user, system }
 }
 
 export function processCpuSeconds(pid: number): number | null {
@@ -83,20 +124,40 @@ export function processCpuSeconds(pid: number): number | null {
   return times && times.user + times.system
 }
 
+// The sum over several processes (a server and the redis-server beside it).
+export function processesCpuSeconds(pids: readonly number[]): number | null {
+  let sum = 0
+  for (const pid of pids) {
+    const seconds = processCpuSeconds(pid)
+    if (seconds === null) return null
+    sum += seconds
+  }
+  return sum
+}
+
 export interface Memory {
   rss_mb: number
   hwm_mb: number
 }
 
-// VmRSS (resident now) and VmHWM (the peak resident so far), in MB.
+// VmRSS (resident now) and VmHWM (the peak resident so far), in MB, summed over the process
+// and everything below it (the peaks of different processes need not coincide, so the sum of
+// peaks is an upper bound).
 export function processMemory(pid: number): Memory | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
-    return { rss_mb: round(kb('VmRSS') / 1024, 1), hwm_mb: round(kb('VmHWM') / 1024, 1) }
-  } catch {
-    return null
+  if (!existsSync(`/proc/${pid}/status`)) return null
+  let rss = 0
+  let hwm = 0
+  for (const member of processTree(pid)) {
+    try {
+      const status = readFileSync(`/proc/${member}/status`, 'utf8')
+      const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0)
+      rss += kb('VmRSS')
+      hwm += kb('VmHWM')
+    } catch {
+      if (member === pid) return null
+    }
   }
+  return { rss_mb: round(rss / 1024, 1), hwm_mb: round(hwm / 1024, 1) }
 }
 
 // A stopwatch on another process's CPU: percent of one core between two readings.

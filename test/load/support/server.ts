@@ -10,7 +10,8 @@ import { basename, join } from 'node:path'
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import type { Readable, Writable } from 'node:stream'
 import { LoopProbe, PROBE_FD, probeEnv } from './loop-delay.ts'
-import { CoreMeter, CpuMeter, processCpuSeconds, round, selfCpuSeconds } from './measure.ts'
+import { CoreMeter, CpuMeter, processesCpuSeconds, round, selfCpuSeconds } from './measure.ts'
+import { flag, number, text } from './options.ts'
 
 export const SERVER_CORE = '0'
 export const GENERATOR_CORE = '1'
@@ -74,6 +75,10 @@ export function copyStorage(storage: string): string {
 export interface ServerChild {
   child: ChildProcess
   pid: number
+  // The server with the redis-server started beside it (extras.workers, extras.redis): what
+  // the server's CPU and memory are read from.
+  pids: number[]
+  redis: ChildProcess | null
   baseUrl: string
   log: WriteStream
   logPath: string
@@ -85,6 +90,61 @@ export interface ServerChild {
 export interface ServerExtras {
   // Preload the event-loop delay probe (support/loop-probe.mjs) and keep a pipe to it.
   probe?: boolean
+  // Worker processes (WEB_CONCURRENCY); more than one starts a redis-server beside the server
+  // (REDIS_URL), as does `redis` with one.
+  workers?: number
+  redis?: boolean
+  // The cores the server and its redis-server are pinned to (taskset's list), SERVER_CORE unless given.
+  cores?: string
+}
+
+// The options every benchmark that starts our server offers for its processes.
+export const PROCESS_OPTIONS = {
+  workers: number('N', 'worker processes for the server (WEB_CONCURRENCY); more than 1 starts a redis-server beside it (REDIS_URL)', 1, { integer: true, min: 1 }),
+  redis: flag('give the server a redis-server (REDIS_URL) even with one worker, to measure the Redis hop'),
+  'server-cores': text('LIST', "the cores the server and its redis-server are pinned to, as taskset takes them (0,1 shares the generator's core, which is then not pinned)", SERVER_CORE),
+}
+
+// True when the server's cores include the generator's, which then runs unpinned.
+export function sharesGeneratorCore(cores: string): boolean {
+  return cores.split(',').some((part) => {
+    const [from, to = from] = part.split('-').map(Number)
+    return Number(GENERATOR_CORE) >= from! && Number(GENERATOR_CORE) <= to!
+  })
+}
+
+export function processOptionsOf(options: { workers: number; redis: boolean; serverCores: string }): Pick<ServerExtras, 'workers' | 'redis' | 'cores'> {
+  return { workers: options.workers, redis: options.redis, cores: options.serverCores }
+}
+
+// What the report says of where the server ran.
+export function describeProcesses(extras: ServerExtras): string {
+  const workers = extras.workers ?? 1
+  const redis = workers > 1 || extras.redis === true
+  return `${workers === 1 ? 'one process' : `${workers} workers`}${redis ? ' + redis-server' : ''} on core${(extras.cores ?? SERVER_CORE).includes(',') || (extras.cores ?? '').includes('-') ? 's' : ''} ${extras.cores ?? SERVER_CORE}`
+}
+
+// Debian's redis-server on a free loopback port, without persistence, pinned with the server.
+async function startRedis(pin: string, logPath: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort()
+  const child = spawn('sh', ['-c', `exec ${pin}"$0" "$@"`, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const log = createWriteStream(logPath)
+  child.stderr!.pipe(log)
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode}); see ${logPath}`)
+    if (await accepts(port)) return { child, url: `redis://127.0.0.1:${port}` }
+    if (Date.now() > deadline) throw new Error(`redis-server did not start on ${port}; see ${logPath}`)
+    await sleep(25)
+  }
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1')
+    socket.once('connect', () => (socket.end(), resolve(true)))
+    socket.once('error', () => resolve(false))
+  })
 }
 
 // node's flags for a CPU profile of the process into `dir`, one sample every `us` µs.
@@ -125,7 +185,10 @@ export function startFlags(serverDir: string): string[] | null {
 // before the checkout's own (`--cpu-prof …`).
 export async function startServer(serverDir: string, storage: string, logPath: string, env: Record<string, string>, tsx: boolean, nodeFlags: string[] = [], extras: ServerExtras = {}): Promise<ServerChild> {
   const port = await freePort()
-  const pin = pinningAvailable() ? `taskset -c ${SERVER_CORE} ` : ''
+  const pin = pinningAvailable() ? `taskset -c ${extras.cores ?? SERVER_CORE} ` : ''
+  const workers = extras.workers ?? 1
+  const redis = workers > 1 || extras.redis === true ? await startRedis(pin, logPath.replace(/\.log$/, '') + '-redis.log') : null
+  const processes: Record<string, string> = redis ? { WEB_CONCURRENCY: String(workers), REDIS_URL: redis.url } : {}
   const child = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin}"$0" "$@"`, process.execPath, ...nodeFlags, ...serverCommand(serverDir, tsx)], {
     cwd: serverDir,
     // fd 3: the loop probe's pipe.
@@ -139,6 +202,7 @@ export async function startServer(serverDir: string, storage: string, logPath: s
       HTTP_PORT: String(port),
       HTTP_BIND: '127.0.0.1',
       ...(extras.probe ? probeEnv(process.env.NODE_OPTIONS) : {}),
+      ...processes,
       ...env,
     },
   })
@@ -151,8 +215,14 @@ export async function startServer(serverDir: string, storage: string, logPath: s
   child.stdout!.on('data', onData)
   child.stderr!.on('data', onData)
   const channel = extras.probe ? (child.stdio[PROBE_FD] as (Readable & Writable) | null) : null
-  const server = { child, pid: child.pid!, baseUrl: `http://127.0.0.1:${port}`, log, logPath, logTail: () => tail, probe: channel ? new LoopProbe(channel) : null }
-  await waitForUp(server.baseUrl, server, 120_000)
+  const pids = redis ? [child.pid!, redis.child.pid!] : [child.pid!]
+  const server = { child, pid: child.pid!, pids, redis: redis?.child ?? null, baseUrl: `http://127.0.0.1:${port}`, log, logPath, logTail: () => tail, probe: channel ? new LoopProbe(channel) : null }
+  try {
+    await waitForUp(server.baseUrl, server, 120_000)
+  } catch (error) {
+    redis?.child.kill('SIGKILL')
+    throw error
+  }
   return server
 }
 
@@ -174,7 +244,15 @@ export async function waitForUp(baseUrl: string, server: Pick<ChildWithLog, 'chi
   throw new Error(`server did not answer /up within ${timeoutMs} ms:\n${server.logTail()}`)
 }
 
-export async function stopServer(server: Pick<ChildWithLog, 'child' | 'log'>, graceMs = 20_000): Promise<string> {
+export async function stopServer(server: Pick<ChildWithLog, 'child' | 'log'> & { redis?: ChildProcess | null }, graceMs = 20_000): Promise<string> {
+  try {
+    return await stopChild(server, graceMs)
+  } finally {
+    if (server.redis && server.redis.exitCode === null && server.redis.signalCode === null) server.redis.kill('SIGKILL')
+  }
+}
+
+async function stopChild(server: Pick<ChildWithLog, 'child' | 'log'>, graceMs: number): Promise<string> {
   const { child } = server
   if (child.exitCode !== null || child.signalCode !== null) return `already exited (${child.exitCode ?? child.signalCode})`
   const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `exit ${code}`)))
@@ -224,15 +302,18 @@ export interface Meters {
   lap(): Lap
 }
 
-export function makeMeters(serverPid: number | null): Meters {
-  const server = serverPid === null ? null : new CpuMeter(() => processCpuSeconds(serverPid))
+// `server`: the server's process (or its processes, a redis-server beside it), each read with
+// everything below it.
+export function makeMeters(server: number | readonly number[] | null): Meters {
+  const pids = server === null ? null : typeof server === 'number' ? [server] : server
+  const serverMeter = pids === null ? null : new CpuMeter(() => processesCpuSeconds(pids))
   const self = new CpuMeter(selfCpuSeconds)
   const loop = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS })
   loop.enable()
   const machine = new CoreMeter()
   return {
     lap: () => {
-      const serverCpu = server?.lap() ?? null
+      const serverCpu = serverMeter?.lap() ?? null
       const generator = self.lap()
       const cores = machine.lap()
       const total = cores.reduce((sum, value) => sum + value, 0)
