@@ -10,16 +10,43 @@ export interface WriterStats {
   batches: number
   writes: number
   retried: number
+  // Times BEGIN IMMEDIATE found the write lock held by another connection (another process)
+  // and the batch waited for it, and how long those waits took in all.
+  lockWaits: number
+  lockWaitMs: number
+}
+
+export interface WriterOptions {
+  maxBatch?: number
+  // How long a batch waits for another process's write lock before its writes fail.
+  lockWaitMs?: number
+}
+
+const FIRST_RETRY_MS = 1
+const LONGEST_RETRY_MS = 20
+
+function isBusy(error: unknown): boolean {
+  return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY')
 }
 
 // The single write path. Writes run in arrival order on one connection. Writes that arrive
 // while a batch is pending share its transaction (group commit), and every promise settles
 // only after COMMIT, so an acknowledged write is already in the database file.
+//
+// SQLite lets one connection write at a time. When another holds the lock (a worker process
+// beside this one, Rails, a sqlite3 shell), BEGIN IMMEDIATE fails at once (the connection's
+// busy_timeout is 0) and the batch is tried again 1, 2, 4… ms later: the event loop serves
+// requests meanwhile instead of sleeping in SQLite's busy handler. Nothing of the batch has run
+// when BEGIN fails, so trying it again is safe, and it stays ahead of later writes.
 export class Writer<C> {
   private queue: Job<C>[] = []
   private scheduled = false
   private closed = false
-  readonly stats: WriterStats = { batches: 0, writes: 0, retried: 0 }
+  private draining = false
+  private waiting: { since: number; delay: number; timer: NodeJS.Timeout } | null = null
+  private readonly maxBatch: number
+  private readonly lockWaitMs: number
+  readonly stats: WriterStats = { batches: 0, writes: 0, retried: 0, lockWaits: 0, lockWaitMs: 0 }
   // Made once: better-sqlite3 builds a transaction function's wrappers on every db.transaction().
   private readonly runBatch: BetterSqlite3.Transaction<(batch: Job<C>[], results: unknown[]) => void>
   private readonly runJob: BetterSqlite3.Transaction<(job: Job<C>) => unknown>
@@ -27,8 +54,11 @@ export class Writer<C> {
   constructor(
     private readonly db: BetterSqlite3.Database,
     private readonly context: C,
-    private readonly maxBatch = 256,
+    options: WriterOptions = {},
   ) {
+    this.maxBatch = options.maxBatch ?? 256
+    this.lockWaitMs = options.lockWaitMs ?? 5000
+    db.pragma('busy_timeout = 0')
     this.runBatch = db.transaction((batch: Job<C>[], results: unknown[]) => {
       for (const job of batch) results.push(job.run(context))
     })
@@ -43,19 +73,38 @@ export class Writer<C> {
     })
   }
 
-  // Runs one write immediately in its own transaction, ahead of the queue (boot-time only).
+  // Runs one write immediately in its own transaction, ahead of the queue (boot-time only),
+  // waiting for the lock in SQLite's busy handler.
   writeNow<T>(run: (context: C) => T): T {
     this.drain()
-    return this.db.transaction(() => run(this.context)).immediate()
+    return this.blocking(() => this.db.transaction(() => run(this.context)).immediate())
   }
 
   get pending(): number {
     return this.queue.length
   }
 
-  // Runs everything still queued, synchronously; used at shutdown.
+  // Runs everything still queued, synchronously (waiting for the lock in SQLite's busy
+  // handler); used at shutdown.
   drain(): void {
-    while (this.queue.length > 0) this.flush()
+    this.draining = true
+    try {
+      this.blocking(() => {
+        this.stopWaiting()
+        while (this.queue.length > 0) this.flush()
+      })
+    } finally {
+      this.draining = false
+    }
+  }
+
+  private blocking<T>(run: () => T): T {
+    this.db.pragma(`busy_timeout = ${this.lockWaitMs}`)
+    try {
+      return run()
+    } finally {
+      this.db.pragma('busy_timeout = 0')
+    }
   }
 
   close(): void {
@@ -64,7 +113,7 @@ export class Writer<C> {
   }
 
   private schedule(): void {
-    if (this.scheduled) return
+    if (this.scheduled || this.waiting) return
     this.scheduled = true
     setImmediate(() => {
       this.scheduled = false
@@ -79,14 +128,46 @@ export class Writer<C> {
     const results: unknown[] = []
     try {
       this.runBatch.immediate(batch, results)
-    } catch {
+    } catch (error) {
+      if (isBusy(error)) return this.waitForLock(batch, error)
+      this.stopWaiting()
       this.stats.retried += batch.length
-      this.runOneByOne(batch)
+      this.blocking(() => this.runOneByOne(batch))
       return
     }
+    this.stopWaiting()
     this.stats.batches++
     this.stats.writes += batch.length
     batch.forEach((job, i) => job.resolve(results[i]))
+  }
+
+  // Puts the batch back in front and tries again shortly, or, once it has waited lockWaitMs,
+  // fails its writes with the busy error.
+  private waitForLock(batch: Job<C>[], error: unknown): void {
+    const now = performance.now()
+    const since = this.waiting?.since ?? now
+    // Draining, the batch has already waited in SQLite's busy handler.
+    if (this.draining || now - since >= this.lockWaitMs) {
+      this.stopWaiting()
+      for (const job of batch) job.reject(error)
+      if (this.queue.length > 0) this.schedule()
+      return
+    }
+    this.queue.unshift(...batch)
+    if (this.waiting === null) this.stats.lockWaits++
+    const delay = this.waiting === null ? FIRST_RETRY_MS : Math.min(this.waiting.delay * 2, LONGEST_RETRY_MS)
+    const timer = setTimeout(() => {
+      this.flush()
+      if (this.waiting === null && this.queue.length > 0) this.schedule()
+    }, delay)
+    this.waiting = { since, delay, timer }
+  }
+
+  private stopWaiting(): void {
+    if (!this.waiting) return
+    clearTimeout(this.waiting.timer)
+    this.stats.lockWaitMs += performance.now() - this.waiting.since
+    this.waiting = null
   }
 
   // After a failed batch each write gets its own transaction, so only the failing ones fail.
