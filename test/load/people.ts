@@ -42,7 +42,7 @@ import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildFixture, usersSpec } from './fixtures.ts'
-import { describeProfiles } from './support/cpu-profile.ts'
+import { describeProfiles, generatorProfile } from './support/cpu-profile.ts'
 import { describeLoopDelay, type LoopDelay } from './support/loop-delay.ts'
 import { fixturePaths, readPeople, ROOT, VOCABULARY } from './support/fixture.ts'
 import { HttpClient, isFailure, type Answer, type Failure as HttpFailure } from './support/http.ts'
@@ -766,13 +766,8 @@ export interface UsersReport {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
-  const generatorProfile = options.genCpuProf ? join(options.out, `users-generator-prof-${stampNow()}`) : null
-  const printGeneratorProfile = () => {
-    if (generatorProfile === null) return
-    console.log(`bench:users: the generator's own profile, ${generatorProfile}:`)
-    for (const line of describeProfiles(generatorProfile, ROOT, 25, 10).lines) console.log(line)
-  }
-  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin, generatorProfile, printGeneratorProfile)) return
+  const generator = generatorProfile('bench:users', 'users', options.out, options.genCpuProf, ROOT, stampNow())
+  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin, generator.dir, generator.print)) return
   const stamp = stampNow()
   mkdirSync(options.out, { recursive: true })
   const notes: string[] = []

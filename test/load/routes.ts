@@ -48,7 +48,7 @@ import {
 } from '../support/harness-validator.ts'
 import { flattenLabels, seedDatabase } from './seed.ts'
 import { fixturePaths, readPeople, ROOT, sessionCookie, sessionToken } from './support/fixture.ts'
-import { describeProfiles } from './support/cpu-profile.ts'
+import { describeProfiles, generatorProfile } from './support/cpu-profile.ts'
 import { HttpClient, isFailure, type Answer, type Failure, type RequestSpec } from './support/http.ts'
 import { describeLoopDelay, type LoopDelay } from './support/loop-delay.ts'
 import { RawHttpClient } from './support/raw-http.ts'
@@ -358,13 +358,8 @@ interface RouteResult extends RouteRow {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
-  const generatorProfile = options.genCpuProf ? join(options.out, `routes-generator-prof-${stampNow()}`) : null
-  const printGeneratorProfile = () => {
-    if (generatorProfile === null) return
-    console.log(`bench:routes: the generator's own profile, ${generatorProfile}:`)
-    for (const line of describeProfiles(generatorProfile, ROOT, 25, 10).lines) console.log(line)
-  }
-  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin, generatorProfile, printGeneratorProfile)) return
+  const generator = generatorProfile('bench:routes', 'routes', options.out, options.genCpuProf === true, ROOT, stampNow())
+  if (reexecPinned(SCRIPT, ROOT, PINNED_ENV, options.pin, generator.dir, generator.print)) return
   const stamp = stampNow()
   mkdirSync(options.out, { recursive: true })
   let target: Target | null = null

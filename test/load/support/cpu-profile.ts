@@ -178,3 +178,17 @@ export function describeProfiles(dir: string, root: string, frames = 15, withCal
   }
   return { summaries, lines }
 }
+
+// With --gen-cpu-prof, where the generator's own profile goes (tmp/bench/<profile>-generator-prof-<stamp>)
+// and what prints its top frames once the profiled generator has exited; with it off, nothing.
+export function generatorProfile(script: string, profile: string, out: string, enabled: boolean, root: string, stamp: string): { dir: string | null; print: () => void } {
+  const dir = enabled ? join(out, `${profile}-generator-prof-${stamp}`) : null
+  return {
+    dir,
+    print: () => {
+      if (dir === null) return
+      console.log(`${script}: the generator's own profile, ${dir}:`)
+      for (const line of describeProfiles(dir, root, 25, 10).lines) console.log(line)
+    },
+  }
+}
