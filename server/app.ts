@@ -5,6 +5,7 @@ import type { RateLimit } from './lib/rate-limit.ts'
 import auth from './plugins/auth.ts'
 import body, { FORM_BODY_LIMIT } from './plugins/body.ts'
 import cable, { type CableOptions } from './plugins/cable.ts'
+import redis from './plugins/redis.ts'
 import bannedContent from './plugins/banned-content.ts'
 import messageListeners from './plugins/message-listeners.ts'
 import webhooks, { type WebhookOptions } from './plugins/webhooks.ts'
@@ -33,6 +34,8 @@ export interface AppOptions {
   webhooks?: WebhookOptions
   // Web Push delivery rules and limits (tests deliver to a push service of their own on loopback).
   webPush?: Omit<WebPushOptions, 'config'>
+  // This app is worker N of a cluster (WEB_CONCURRENCY > 1, server/cluster/).
+  workerId?: number
 }
 
 // Whatever logger is asked for, request URLs are logged without the secrets some carry.
@@ -57,12 +60,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
   })
 
-  await app.register(serverTiming)
+  await app.register(serverTiming, { workerId: options.workerId })
   await app.register(errors)
   await app.register(compression)
   await app.register(cookie)
   await app.register(body)
-  await app.register(database, { config })
+  await app.register(database, { config, bootedByPrimary: options.workerId !== undefined })
   await app.register(security, { config })
   await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost })
   await app.register(video, { config })
@@ -70,6 +73,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(views, { config })
   await app.register(browserGate)
   await app.register(pageCache, { config })
+  await app.register(redis, { config })
   await app.register(cable, options.cable ?? {})
   await app.register(messageListeners)
   await app.register(webhooks, { ...options.webhooks, config, post: postAsBot })

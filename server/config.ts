@@ -34,6 +34,13 @@ export interface Config {
   // The programs video posters and sizes come from (FFMPEG_PATH, FFPROBE_PATH; default: found on PATH).
   readonly ffmpegPath: string
   readonly ffprobePath: string
+  // Worker processes serving HTTP and /cable on one port (WEB_CONCURRENCY, default 1: one
+  // process, no other service). More than one needs REDIS_URL.
+  readonly webConcurrency: number
+  // Where broadcasts cross between processes, and the shared sign-in limit lives (REDIS_URL).
+  readonly redisUrl: string | null
+  // Action Cable's Redis channel prefix, campfire_<RAILS_ENV> as upstream's adapter names it.
+  readonly cableChannelPrefix: string
 }
 
 // The cache switches (README, "Caching"): defaults are the fast settings; the others are the
@@ -84,7 +91,21 @@ export function loadConfig(env: Env = process.env): Config {
     webhookPrivateAddresses: readChoice('CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES', env.CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES, ['allow', 'deny'] as const, 'allow'),
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
+    ...readProcesses(env),
+    cableChannelPrefix: `campfire_${environment}`,
   })
+}
+
+// One process needs nothing else; several share their broadcasts through Redis, so asking for
+// them without REDIS_URL is refused at boot rather than giving each worker its own island.
+function readProcesses(env: Env): { webConcurrency: number; redisUrl: string | null } {
+  const raw = env.WEB_CONCURRENCY?.trim() ?? ''
+  const webConcurrency = raw === '' ? 1 : Number(raw)
+  if (!Number.isInteger(webConcurrency) || webConcurrency < 1 || webConcurrency > 64) throw new ConfigError(`WEB_CONCURRENCY must be a whole number from 1 to 64, got "${raw}"`)
+  const redisUrl = env.REDIS_URL?.trim() || null
+  if (redisUrl !== null && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`)
+  if (webConcurrency > 1 && redisUrl === null) throw new ConfigError(`WEB_CONCURRENCY=${webConcurrency} needs REDIS_URL: worker processes share their broadcasts through Redis (unset WEB_CONCURRENCY, or set it to 1, to run one process with no other service)`)
+  return { webConcurrency, redisUrl }
 }
 
 function readCache(env: Env): CacheConfig {

@@ -1,6 +1,7 @@
-import { buildApp } from './app.ts'
+import cluster from 'node:cluster'
+import { superviseWorkers } from './cluster/primary.ts'
+import { clusterWorkerId, joinCluster, workerListenText, workerLogger } from './cluster/worker.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
-import { startImageThreads } from './lib/images.ts'
 
 function configOrExit(): Config {
   try {
@@ -12,25 +13,38 @@ function configOrExit(): Config {
   }
 }
 
-const config = configOrExit()
-const app = await buildApp({ config })
+// One process serves everything; with WEB_CONCURRENCY > 1 this one supervises that many
+// workers (server/cluster/), each of which serves as one process does.
+async function serve(config: Config, workerId: number | undefined): Promise<void> {
+  // Loaded here, so a cluster's primary never loads the app, sharp or their threads.
+  const { buildApp } = await import('./app.ts')
+  const { startImageThreads } = await import('./lib/images.ts')
+  const app = await buildApp({ config, workerId, logger: workerId === undefined ? undefined : workerLogger(config, workerId) })
 
-if (config.secretKeyBaseSource === 'generated') app.log.warn('SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
-if (config.vapidProblem) app.log.warn(`Web Push is disabled: ${config.vapidProblem}`)
-if (app.video.problem) app.log.warn(app.video.problem)
-await startImageThreads()
+  // A cluster's primary has said what is wrong with the config already.
+  if (workerId === undefined && config.secretKeyBaseSource === 'generated') app.log.warn('SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
+  if (workerId === undefined && config.vapidProblem) app.log.warn(`Web Push is disabled: ${config.vapidProblem}`)
+  if (app.video.problem && (workerId ?? 1) === 1) app.log.warn(app.video.problem)
+  await startImageThreads()
+  const member = workerId === undefined ? null : joinCluster(app)
 
-let closing = false
-async function shutdown(signal: string) {
-  if (closing) return
-  closing = true
-  app.log.info({ signal }, 'shutting down')
-  const timer = setTimeout(() => process.exit(1), 10_000)
-  timer.unref()
-  await app.close()
-  process.exit(0)
+  let closing = false
+  async function shutdown(signal: string) {
+    if (closing) return
+    closing = true
+    app.log.info({ signal }, 'shutting down')
+    const timer = setTimeout(() => process.exit(1), 10_000)
+    timer.unref()
+    await app.close()
+    await member?.settled()
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+
+  await app.listen({ port: config.httpPort, host: config.httpBind, ...(workerId === undefined ? {} : { listenTextResolver: workerListenText(workerId) }) })
 }
-process.on('SIGINT', () => void shutdown('SIGINT'))
-process.on('SIGTERM', () => void shutdown('SIGTERM'))
 
-await app.listen({ port: config.httpPort, host: config.httpBind })
+const config = configOrExit()
+if (config.webConcurrency > 1 && cluster.isPrimary) await superviseWorkers(config)
+else await serve(config, clusterWorkerId())

@@ -131,3 +131,17 @@ test('webhooks may reach private addresses unless CAMPFIRE_WEBHOOK_PRIVATE_ADDRE
   assert.equal(loadConfig({ ...base, CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES: 'Deny' }).webhookPrivateAddresses, 'deny')
   assert.throws(() => loadConfig({ ...base, CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES: 'sometimes' }), /CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES must be one of allow, deny/)
 })
+
+test('one process needs no Redis; several need REDIS_URL, and the cable prefix is campfire_<RAILS_ENV>', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  const single = loadConfig(base)
+  assert.equal(single.webConcurrency, 1)
+  assert.equal(single.redisUrl, null)
+  assert.equal(single.cableChannelPrefix, 'campfire_production')
+  const cluster = loadConfig({ ...base, WEB_CONCURRENCY: '3', REDIS_URL: 'redis://127.0.0.1:6379/0', RAILS_ENV: 'development' })
+  assert.deepEqual([cluster.webConcurrency, cluster.redisUrl, cluster.cableChannelPrefix], [3, 'redis://127.0.0.1:6379/0', 'campfire_development'])
+  assert.equal(loadConfig({ ...base, WEB_CONCURRENCY: '1' }).webConcurrency, 1)
+  assert.throws(() => loadConfig({ ...base, WEB_CONCURRENCY: '2' }), (error: Error) => error instanceof ConfigError && /WEB_CONCURRENCY=2 needs REDIS_URL/.test(error.message))
+  for (const bad of ['0', '-1', '1.5', 'two', '65']) assert.throws(() => loadConfig({ ...base, WEB_CONCURRENCY: bad, REDIS_URL: 'redis://localhost' }), ConfigError, bad)
+  for (const bad of ['localhost:6379', 'http://redis', 'redis://']) assert.throws(() => loadConfig({ ...base, REDIS_URL: bad }), ConfigError, bad)
+})

@@ -36,6 +36,18 @@ export interface DisconnectOptions {
   reason?: DisconnectReason
 }
 
+// Where this process's broadcasts and revocations go beyond it (relay.ts, when REDIS_URL is
+// set), already encoded. While it is `carrying`, a broadcast comes back through deliverHere
+// like everyone else's; otherwise it is delivered here first, for the others to hear if they
+// can. Revocations are done here and handed over too.
+export interface Relay {
+  readonly carrying: boolean
+  broadcast(stream: string, messageJson: string, deliveredHere: boolean): void
+  broadcastMany(streams: readonly string[], messageJson: string, deliveredHere: boolean): void
+  disconnectUser(userId: number, options: DisconnectOptions): void
+  unsubscribeUserFromRoom(userId: number, roomId: number): void
+}
+
 export interface CableStats {
   connections: number
   users: number
@@ -63,6 +75,7 @@ export class CableServer implements ConnectionHost {
   private readonly livenessBeats: number
   private timer: NodeJS.Timeout | null = null
   private beats = 0
+  private relay: Relay | null = null
 
   constructor(options: CableServerOptions) {
     this.store = options.store
@@ -96,38 +109,97 @@ export class CableServer implements ConnectionHost {
     this.streams.delete(stream, channel)
   }
 
-  // Returns how many sockets were written to.
+  // Every other process hears of what this one broadcasts and revokes through the relay;
+  // null (one process, no Redis) keeps it all here.
+  relayThrough(relay: Relay | null): void {
+    this.relay = relay
+  }
+
+  // Returns how many sockets here were written to (through Redis: how many are subscribed).
   broadcast(stream: string, message: unknown): number {
-    const subscribers = this.streams.lookup(stream)
-    return subscribers ? deliver(subscribers, JSON.stringify(message), new Map()) : 0
+    const relay = this.relay
+    if (relay === null) {
+      const subscribers = this.streams.lookup(stream)
+      return subscribers ? deliver(subscribers, JSON.stringify(message), new Map()) : 0
+    }
+    const json = JSON.stringify(message)
+    if (relay.carrying) {
+      relay.broadcast(stream, json, false)
+      return this.streams.count(stream)
+    }
+    const sent = this.deliverHere(stream, json)
+    relay.broadcast(stream, json, true)
+    return sent
   }
 
   // One message to many streams in one pass (an unread notice to every member of a room).
   broadcastMany(streams: Iterable<string>, message: unknown): number {
     const json = JSON.stringify(message)
+    const relay = this.relay
+    if (relay === null) return this.deliverManyHere(streams, json)
+    const names = Array.isArray(streams) ? (streams as string[]) : [...streams]
+    if (!relay.carrying) {
+      const sent = this.deliverManyHere(names, json)
+      relay.broadcastMany(names, json, true)
+      return sent
+    }
+    relay.broadcastMany(names, json, false)
+    let subscribed = 0
+    for (const name of names) subscribed += this.streams.count(name)
+    return subscribed
+  }
+
+  // A broadcast already encoded (by another process, through the relay), to the sockets here.
+  deliverHere(stream: string, messageJson: string): number {
+    const subscribers = this.streams.lookup(stream)
+    return subscribers ? deliver(subscribers, messageJson, new Map()) : 0
+  }
+
+  deliverManyHere(streams: Iterable<string>, messageJson: string): number {
     const frames = new Map<string, Buffer>()
     let sent = 0
     for (const stream of streams) {
       const subscribers = this.streams.lookup(stream)
-      if (subscribers) sent += deliver(subscribers, json, frames)
+      if (subscribers) sent += deliver(subscribers, messageJson, frames)
     }
     return sent
   }
 
   // Action Cable's remote disconnect: deactivated and banned people go for good; a revoked
-  // membership reconnects, so the client re-subscribes and is authorized afresh.
+  // membership reconnects, so the client re-subscribes and is authorized afresh. Their sockets
+  // on every process are closed; the count is of those here.
   disconnectUser(userId: number, options: DisconnectOptions = {}): number {
+    const here = this.disconnectUserHere(userId, options)
+    this.relay?.disconnectUser(userId, options)
+    return here
+  }
+
+  disconnectUserHere(userId: number, options: DisconnectOptions = {}): number {
     const mine = this.byUser.get(userId)
     for (const connection of mine) connection.disconnect(options.reason ?? DISCONNECT_REASONS.remote, options.reconnect ?? false)
     return mine.length
   }
 
   // The narrower alternative to disconnecting: the user's subscriptions about one room are
-  // dropped (and rejected to the client) on every socket they have open.
+  // dropped (and rejected to the client) on every socket they have open, on every process.
   unsubscribeUserFromRoom(userId: number, roomId: number): number {
+    const here = this.unsubscribeUserFromRoomHere(userId, roomId)
+    this.relay?.unsubscribeUserFromRoom(userId, roomId)
+    return here
+  }
+
+  unsubscribeUserFromRoomHere(userId: number, roomId: number): number {
     const mine = this.byUser.get(userId)
     for (const connection of mine) connection.revokeRoom(roomId)
     return mine.length
+  }
+
+  // Every socket here is told to come back, as on a restart: the client then re-subscribes and
+  // refreshes what it shows, catching up on broadcasts this process could not hear.
+  reconnectEveryone(): number {
+    const connections = [...this.connections]
+    for (const connection of connections) connection.disconnect(DISCONNECT_REASONS.serverRestart, true)
+    return connections.length
   }
 
   subscribersOf(stream: string): number {

@@ -53,20 +53,25 @@ function tableExists(db: Connection, name: string): boolean {
 
 // Our position is PRAGMA user_version, which Rails never reads. A database that Rails created
 // already holds the upstream schema, so it counts as past 001 and only gets what it lacks.
+function position(db: Connection): number {
+  const current = db.pragma('user_version', { simple: true }) as number
+  return current === 0 && tableExists(db, 'accounts') ? 1 : current
+}
+
+// Each pending migration is checked again under the write lock: worker processes booting
+// together on one file race to migrate it, and the first one applies what the others skip.
 export function migrate(db: Connection, dir: string): string[] {
   const applied: string[] = []
-  let current = db.pragma('user_version', { simple: true }) as number
-  if (current === 0 && tableExists(db, 'accounts')) {
-    db.pragma('user_version = 1')
-    current = 1
-  }
+  const current = position(db)
   for (const migration of readMigrations(dir)) {
     if (migration.version <= current) continue
-    db.transaction(() => {
+    const ran = db.transaction(() => {
+      if (migration.version <= position(db)) return false
       db.exec(migration.sql)
       db.pragma(`user_version = ${migration.version}`)
+      return true
     }).immediate()
-    applied.push(migration.name)
+    if (ran) applied.push(migration.name)
   }
   return applied
 }

@@ -6,6 +6,8 @@ export interface StoreOptions {
   path: string
   migrationsDir: string
   synchronous?: 'NORMAL' | 'FULL'
+  // false: another process has migrated the file already (a cluster's primary, server/cluster/).
+  migrate?: boolean
 }
 
 // Two connections to one SQLite file: the writer owns every write (through the queue),
@@ -20,7 +22,7 @@ export class Store {
 
   constructor(options: StoreOptions) {
     this.writeDb = openConnection(options.path, { synchronous: options.synchronous })
-    this.appliedMigrations = migrate(this.writeDb, options.migrationsDir)
+    this.appliedMigrations = options.migrate === false ? [] : migrate(this.writeDb, options.migrationsDir)
     this.readDb = openConnection(options.path, { synchronous: options.synchronous })
     this.readDb.pragma('query_only = ON')
     this.readModels = createModels(this.readDb)

@@ -27,9 +27,23 @@ export interface CableOptions {
 
 // The Action Cable server: @fastify/websocket (ws, no compression, 64 KiB frames) plus the
 // registry that routes publish to after their writes. GET /cable lives in routes/cable.ts.
+// With REDIS_URL, broadcasts and revocations also reach every other process (cable/relay.ts),
+// and a write's response waits (briefly) for Redis to take its broadcasts.
 export default fp(
   async function cable(app, options: CableOptions) {
     const server = new CableServer({ store: app.store, signing: app.signing, log: app.log, channels: CHANNELS, ...options })
+    if (app.redis) {
+      const { CableRelay } = await import('../cable/relay.ts')
+      const relay = new CableRelay(server, app.redis, app.log)
+      relay.start()
+      app.addHook('onClose', async () => relay.stop())
+      // A write is answered once Redis has taken what it broadcast, so whatever the person does
+      // next, on any worker, comes after it on every socket.
+      app.addHook('onSend', async (request, _reply, payload) => {
+        if (request.method !== 'GET' && request.method !== 'HEAD') await relay.published()
+        return payload
+      })
+    }
 
     await app.register(websocket, {
       options: {
@@ -56,5 +70,5 @@ export default fp(
     } satisfies Cable)
     server.start()
   },
-  { name: 'cable', dependencies: ['database', 'auth'] },
+  { name: 'cable', dependencies: ['database', 'auth', 'redis'] },
 )

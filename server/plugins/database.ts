@@ -17,40 +17,69 @@ const TRUNCATE_ABOVE_BYTES = 64 * 1024 * 1024
 export interface DatabaseOptions {
   config: Config
   checkpointIntervalMs?: number
+  // A cluster's worker (server/cluster/): its primary booted the file and checkpoints the WAL.
+  bootedByPrimary?: boolean
+}
+
+export interface BootLog {
+  info(details: object, message: string): void
+  warn(details: object, message: string): void
+}
+
+// Opens the SQLite file. The process that boots it (the only one, or a cluster's primary)
+// migrates it and resets presence left by the previous run; a cluster's workers only open it,
+// since the others' connections are live.
+export function openStore(config: Config, log: BootLog, boot = true): Store {
+  const store = new Store({ path: config.databasePath, migrationsDir: MIGRATIONS_DIR, synchronous: config.synchronous, migrate: boot })
+  if (store.appliedMigrations.length > 0) log.info({ migrations: store.appliedMigrations }, 'migrated the database')
+  if (boot) store.writeNow((models) => models.memberships.disconnectAll())
+  return store
+}
+
+export interface Checkpointer {
+  // Stops checkpointing and lets go of the file (after the last write).
+  close(): Promise<void>
+}
+
+// Keeps the WAL bounded from its own thread, one per database file in use.
+export function startCheckpointer(path: string, log: BootLog, intervalMs = 1000): Checkpointer {
+  const checkpointer = new Piscina({
+    filename: workerUrl('checkpointer'),
+    minThreads: 1,
+    maxThreads: 1,
+    idleTimeout: Number.POSITIVE_INFINITY,
+  })
+  let running = false
+  const timer = setInterval(() => {
+    if (running) return
+    running = true
+    checkpointer
+      .run({ path, truncateAboveBytes: TRUNCATE_ABOVE_BYTES } satisfies CheckpointTask)
+      .catch((error: Error) => log.warn({ error: error.message }, 'WAL checkpoint failed'))
+      .finally(() => (running = false))
+  }, intervalMs)
+  timer.unref()
+  return {
+    async close() {
+      clearInterval(timer)
+      await checkpointer.run({ path, truncateAboveBytes: TRUNCATE_ABOVE_BYTES, close: true } satisfies CheckpointTask).catch(() => undefined)
+      await checkpointer.destroy()
+    },
+  }
 }
 
 // Opens the SQLite file (migrating it), resets presence left by the previous process, and
 // keeps the WAL bounded with a checkpointer on its own thread.
 export default fp(
   async function database(app, options: DatabaseOptions) {
-    const path = options.config.databasePath
-    const store = new Store({ path, migrationsDir: MIGRATIONS_DIR, synchronous: options.config.synchronous })
-    if (store.appliedMigrations.length > 0) app.log.info({ migrations: store.appliedMigrations }, 'migrated the database')
-    store.writeNow((models) => models.memberships.disconnectAll())
+    const boot = !options.bootedByPrimary
+    const store = openStore(options.config, app.log, boot)
     app.decorate('store', store)
-
-    const checkpointer = new Piscina({
-      filename: workerUrl('checkpointer'),
-      minThreads: 1,
-      maxThreads: 1,
-      idleTimeout: Number.POSITIVE_INFINITY,
-    })
-    let running = false
-    const timer = setInterval(() => {
-      if (running) return
-      running = true
-      checkpointer
-        .run({ path, truncateAboveBytes: TRUNCATE_ABOVE_BYTES } satisfies CheckpointTask)
-        .catch((error: Error) => app.log.warn({ error: error.message }, 'WAL checkpoint failed'))
-        .finally(() => (running = false))
-    }, options.checkpointIntervalMs ?? 1000)
-    timer.unref()
+    const checkpointer = boot ? startCheckpointer(options.config.databasePath, app.log, options.checkpointIntervalMs) : null
 
     app.addHook('onClose', async () => {
-      clearInterval(timer)
       store.writer.drain()
-      await checkpointer.run({ path, truncateAboveBytes: TRUNCATE_ABOVE_BYTES, close: true } satisfies CheckpointTask).catch(() => undefined)
-      await checkpointer.destroy()
+      await checkpointer?.close()
       store.close()
     })
   },

@@ -18,8 +18,14 @@ declare module 'fastify' {
 // timed with endPhase, and how long it took (for a post, everything before its broadcast's
 // socket writes, which follow the answer):
 // Server-Timing: page;desc="hit", records;desc="hits=0 misses=0", fragments;desc="hits=40 misses=0", total;dur=0.42
+// A cluster's worker (WEB_CONCURRENCY > 1) also says which it is: …, total;dur=0.42, worker;desc=2
+export interface ServerTimingOptions {
+  workerId?: number
+}
+
 export default fp(
-  async function serverTimingPlugin(app) {
+  async function serverTimingPlugin(app, options: ServerTimingOptions) {
+    const worker = options.workerId === undefined ? '' : `, worker;desc=${options.workerId}`
     app.decorateRequest('cacheStats', null as unknown as CacheStats)
     app.decorateRequest('startedAt', 0n)
     app.decorateRequest('phases', null)
@@ -35,9 +41,13 @@ export default fp(
     })
     app.addHook('onSend', async (request, reply, payload) => {
       const type = String(reply.getHeader('content-type') ?? '')
-      if (!type.startsWith('text/html') && !type.startsWith('text/vnd.turbo-stream.html')) return payload
+      // Other responses name only the worker that answered (with several).
+      if (!type.startsWith('text/html') && !type.startsWith('text/vnd.turbo-stream.html')) {
+        if (options.workerId !== undefined) reply.header('server-timing', `worker;desc=${options.workerId}`)
+        return payload
+      }
       const totalMs = Number(process.hrtime.bigint() - request.startedAt) / 1e6
-      reply.header('server-timing', serverTiming(request.cacheStats ?? emptyCacheStats(), totalMs, request.phases ?? []))
+      reply.header('server-timing', serverTiming(request.cacheStats ?? emptyCacheStats(), totalMs, request.phases ?? []) + worker)
       return payload
     })
   },

@@ -1,13 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { field } from '../plugins/body.ts'
 import { RETURN_TO_COOKIE, safeReturnPath } from '../plugins/auth.ts'
-import { RateLimit } from '../lib/rate-limit.ts'
+import { RateLimit, SharedRateLimit, type AttemptLimit } from '../lib/rate-limit.ts'
 import { resourceRoutes } from './method-override.ts'
 
 const UNAUTHORIZED = 'Too many requests or unauthorized.'
+const SIGN_INS = 10
+const SIGN_IN_WINDOW_MS = 3 * 60 * 1000
 
-export default async function sessions(app: FastifyInstance, options: { signInLimit?: RateLimit }) {
-  const limit = options.signInLimit ?? new RateLimit(10, 3 * 60 * 1000)
+export default async function sessions(app: FastifyInstance, options: { signInLimit?: AttemptLimit }) {
+  // Shared by every worker process when Redis is there, as upstream's is through Rails.cache.
+  const limit = options.signInLimit ?? (app.redis ? new SharedRateLimit(SIGN_INS, SIGN_IN_WINDOW_MS, app.redis, 'sign_in') : new RateLimit(SIGN_INS, SIGN_IN_WINDOW_MS))
   const open = { config: { allowUnauthenticated: true } }
 
   function signInForm(request: FastifyRequest, reply: FastifyReply, status = 200, error?: string) {
@@ -24,7 +27,7 @@ export default async function sessions(app: FastifyInstance, options: { signInLi
 
   // Sign-in is limited per IP before any password work, since each attempt costs a bcrypt.
   async function create(request: FastifyRequest, reply: FastifyReply) {
-    if (!limit.hit(request.ip)) return signInForm(request, reply, 429, UNAUTHORIZED)
+    if (!(await limit.hit(request.ip))) return signInForm(request, reply, 429, UNAUTHORIZED)
     const email = field(request.body, 'email_address') ?? ''
     const password = field(request.body, 'password') ?? ''
     const user = email && password ? app.store.read((m) => m.users.findActiveByEmail(email)) : undefined

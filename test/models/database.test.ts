@@ -1,10 +1,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { migrate, openConnection, type Connection } from '../../server/models/database.ts'
+import { migrate, openConnection, readMigrations, type Connection } from '../../server/models/database.ts'
 import { tempStorage } from '../helper.ts'
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url))
@@ -103,4 +104,28 @@ test('the database runs in WAL mode with a busy timeout', (t) => {
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal')
   assert.equal(db.pragma('busy_timeout', { simple: true }), 5000)
   assert.equal(db.pragma('foreign_keys', { simple: true }), 1)
+})
+
+test('worker processes booting together on a fresh file apply each migration once between them', async (t) => {
+  const path = join(tempStorage(t), 'workers.sqlite3')
+  const script = fileURLToPath(new URL('../support/migrating-process.ts', import.meta.url))
+  const workers = Array.from({ length: 4 }, () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, path, MIGRATIONS], { stdio: ['pipe', 'pipe', 'inherit'] })
+    const worker = { child, output: '', exited: once(child, 'exit') as Promise<[number | null, string | null]> }
+    child.stdout!.on('data', (chunk: Buffer) => (worker.output += chunk))
+    return worker
+  })
+  t.after(() => workers.forEach(({ child }) => child.exitCode === null && child.kill()))
+  // Every one is ready to migrate before any is told to, so they all start together.
+  for (const worker of workers) while (!worker.output.includes('ready\n')) await Promise.race([once(worker.child.stdout!, 'data'), worker.exited])
+  for (const { child } of workers) child.stdin!.write('go\n')
+  const applied: string[] = []
+  for (const worker of workers) {
+    assert.deepEqual(await worker.exited, [0, null], worker.output)
+    applied.push(...(JSON.parse(worker.output.trim().split('\n').at(-1)!) as string[]))
+  }
+  assert.deepEqual(applied.sort(), readMigrations(MIGRATIONS).map((m) => m.name))
+  const db = openConnection(path)
+  t.after(() => db.close())
+  assert.equal(db.pragma('user_version', { simple: true }), readMigrations(MIGRATIONS).at(-1)!.version)
 })

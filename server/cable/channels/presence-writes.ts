@@ -57,6 +57,9 @@ interface Pending {
 // the writer would have run them anyway: they all arrived before it flushes.
 export class PresenceWrites {
   private pending: Pending | null = null
+  // Told of each run of touches once committed, with what each found (a cluster's worker counts
+  // the connections it holds, server/cluster/held-connections.ts).
+  onCommitted: ((touches: readonly PresenceTouch[], found: readonly boolean[]) => void) | null = null
 
   constructor(private readonly store: Store) {}
 
@@ -71,6 +74,7 @@ export class PresenceWrites {
         return applyTouches(connectableFor(m.db), touches)
       })
       pending = this.pending = started
+      if (this.onCommitted) started.results.then((found) => this.onCommitted?.(touches, found), () => undefined)
       // The run ends at the next microtask checkpoint; touches after it start a new write.
       queueMicrotask(() => {
         if (this.pending === started) this.pending = null

@@ -41,6 +41,14 @@ export function connectable(db: Connection) {
        connected_at = @now, updated_at = @now ${WHERE}`,
   )
 
+  // A worker process that died held `count` of the membership's connections (server/cluster/):
+  // that many `disconnected` in one update.
+  const left = `CASE WHEN ${CONNECTED} THEN max(connections - @count, 0) ELSE 0 END`
+  const released = db.prepare(
+    `UPDATE memberships SET connections = ${left},
+       connected_at = CASE WHEN ${left} < 1 THEN NULL ELSE connected_at END, updated_at = @now ${WHERE}`,
+  )
+
   function run(statement: typeof present, roomId: number, userId: number, clock: PresenceClock): boolean {
     const nowMs = clock.now ?? Date.now()
     const now = clock.now === undefined ? dbTime() : dbTime(nowMs * 1000)
@@ -57,6 +65,10 @@ export function connectable(db: Connection) {
     reconnected: (roomId: number, userId: number, clock: PresenceClock = {}) => run(reconnected, roomId, userId, clock),
     // Every 50 s from a visible tab: counts again only after the membership had lapsed.
     refresh: (roomId: number, userId: number, clock: PresenceClock = {}) => run(refresh, roomId, userId, clock),
+    released(roomId: number, userId: number, count: number, clock: PresenceClock = {}): boolean {
+      const nowMs = clock.now ?? Date.now()
+      return released.run({ roomId, userId, count, now: dbTime(nowMs * 1000), cutoff: dbTime((nowMs - CONNECTION_TTL_MS) * 1000) }).changes > 0
+    },
   }
 }
 

@@ -148,3 +148,16 @@ test('statements are prepared once per connection', (t) => {
   const db = fixtureDatabase(t)
   assert.equal(connectableFor(db), connectableFor(db))
 })
+
+test('releasing a dead worker’s connections takes away that many, and none left means not connected', (t) => {
+  const db = fixtureDatabase(t)
+  const presence = connectable(db)
+  for (const seconds of [0, 1, 2]) presence.present(ROOM, USER, at(seconds))
+  assert.equal(presence.released(ROOM, USER, 2, at(3)), true)
+  assert.equal(row(db).connections, 1)
+  assert.equal(row(db).connected_at, stamp(2))
+  presence.released(ROOM, USER, 5, at(4))
+  assert.equal(row(db).connections, 0)
+  assert.equal(row(db).connected_at, null)
+  assert.equal(row(db).updated_at, stamp(4))
+})

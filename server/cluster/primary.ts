@@ -1,0 +1,168 @@
+import cluster, { type Worker } from 'node:cluster'
+import type { AddressInfo } from 'node:net'
+import { networkInterfaces } from 'node:os'
+import type { Config } from '../config.ts'
+import { connectableFor } from '../models/membership/connectable.ts'
+import type { Store } from '../models/store.ts'
+import { openStore, startCheckpointer } from '../plugins/database.ts'
+import { HeldConnectionsLedger, isHeldConnectionsMessage } from './held-connections.ts'
+import { primaryLog, type PrimaryLog } from './log.ts'
+import { WORKER_ID_ENV } from './worker.ts'
+
+const FIRST_RESTART_MS = 100
+const LONGEST_RESTART_MS = 10_000
+// A worker that stayed up this long died of something new: its next restart is quick again.
+const STEADY_AFTER_MS = 30_000
+// Workers get this long to shut down cleanly (their own limit is 10 s), then are killed.
+const STOP_WAIT_MS = 15_000
+
+// WEB_CONCURRENCY > 1: this process does the boot work once (the secret is settled by the
+// config, the file migrated, presence reset), forks the workers that serve HTTP and /cable on
+// the shared port, restarts any that dies, and releases the presence a dead worker held. It
+// also runs the one WAL checkpointer: it outlives every worker, so checkpoints never stop with
+// one, and it closes the file last, after the workers.
+export async function superviseWorkers(config: Config): Promise<void> {
+  const log = primaryLog(config.logLevel)
+  if (config.secretKeyBaseSource === 'generated') log.warn({}, 'SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
+  if (config.vapidProblem) log.warn({}, `Web Push is disabled: ${config.vapidProblem}`)
+  const store = openStore(config, log)
+  const checkpointer = startCheckpointer(config.databasePath, log)
+
+  let stopping = false
+  const supervisor = new Supervisor(config, store, log, (reason) => void stop(reason, 1))
+  async function stop(reason: string, code: number) {
+    if (stopping) return
+    stopping = true
+    log.info({ reason }, 'shutting down')
+    setTimeout(() => process.exit(1), STOP_WAIT_MS + 5_000).unref()
+    await supervisor.stop()
+    store.writer.drain()
+    await checkpointer.close()
+    store.close()
+    process.exit(code)
+  }
+  process.on('SIGINT', () => void stop('SIGINT', 0))
+  process.on('SIGTERM', () => void stop('SIGTERM', 0))
+  supervisor.start()
+}
+
+interface Slot {
+  readonly id: number
+  readonly ledger: HeldConnectionsLedger
+  worker: Worker | null
+  gone: Promise<void>
+  startedAt: number
+  restartMs: number
+  restart: NodeJS.Timeout | null
+}
+
+class Supervisor {
+  private readonly slots: Slot[]
+  private readonly listened = new Set<number>()
+  private ready = false
+  private stopping = false
+
+  constructor(
+    private readonly config: Config,
+    private readonly store: Store,
+    private readonly log: PrimaryLog,
+    private readonly fail: (reason: string) => void,
+  ) {
+    this.slots = Array.from({ length: config.webConcurrency }, (_, i) => ({
+      id: i + 1,
+      ledger: new HeldConnectionsLedger(),
+      worker: null,
+      gone: Promise.resolve(),
+      startedAt: 0,
+      restartMs: 0,
+      restart: null,
+    }))
+  }
+
+  start(): void {
+    for (const slot of this.slots) this.fork(slot)
+  }
+
+  // Asks every worker to shut down as one process does (sockets told server_restart, writes
+  // drained), and kills those still running after STOP_WAIT_MS.
+  async stop(): Promise<void> {
+    this.stopping = true
+    for (const slot of this.slots) if (slot.restart) clearTimeout(slot.restart)
+    const live = this.slots.filter((slot) => slot.worker !== null)
+    for (const slot of live) slot.worker!.process.kill('SIGTERM')
+    const allGone = Promise.all(live.map((slot) => slot.gone))
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_WAIT_MS)))
+    if ((await Promise.race([allGone, late])) === 'late') {
+      for (const slot of live) slot.worker?.process.kill('SIGKILL')
+      await allGone
+    }
+    clearTimeout(timer)
+  }
+
+  private fork(slot: Slot): void {
+    slot.restart = null
+    // The workers sign with the secret this process settled, never one of their own.
+    const worker = cluster.fork({ [WORKER_ID_ENV]: String(slot.id), SECRET_KEY_BASE: this.config.secretKeyBase })
+    slot.worker = worker
+    slot.startedAt = Date.now()
+    worker.on('message', (message: unknown) => {
+      if (isHeldConnectionsMessage(message)) slot.ledger.record(message)
+    })
+    worker.once('listening', (address: AddressInfo) => this.listening(slot, worker, address))
+    // Released only once the channel is closed too, so every report the worker sent is in.
+    const exited = new Promise<[number | null, string | null]>((resolve) => worker.once('exit', (code, signal) => resolve([code, signal])))
+    const disconnected = new Promise((resolve) => worker.once('disconnect', resolve))
+    slot.gone = Promise.all([exited, disconnected]).then(([[code, signal]]) => this.died(slot, worker, code, signal))
+  }
+
+  private listening(slot: Slot, worker: Worker, address: AddressInfo): void {
+    if (this.ready) return this.log.info({ worker: slot.id, workerPid: worker.process.pid }, `worker ${slot.id} restarted`)
+    this.listened.add(slot.id)
+    if (this.listened.size < this.slots.length) return
+    this.ready = true
+    for (const url of listeningUrls(address)) this.log.info({ workers: this.slots.length }, `Server listening at ${url}`)
+  }
+
+  private died(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
+    if (slot.worker === worker) slot.worker = null
+    this.release(slot)
+    const details = { worker: slot.id, workerPid: worker.process.pid, code, signal }
+    if (this.stopping) return this.log.info(details, `worker ${slot.id} stopped`)
+    if (!this.ready) {
+      this.log.error(details, `worker ${slot.id} died before every worker was listening`)
+      return this.fail(`worker ${slot.id} died at boot`)
+    }
+    const upMs = Date.now() - slot.startedAt
+    slot.restartMs = upMs >= STEADY_AFTER_MS ? FIRST_RESTART_MS : Math.min(slot.restartMs * 2 || FIRST_RESTART_MS, LONGEST_RESTART_MS)
+    this.log.error({ ...details, restartInMs: slot.restartMs }, `worker ${slot.id} died (${signal ?? `exit code ${code}`}); restarting it`)
+    slot.restart = setTimeout(() => this.fork(slot), slot.restartMs)
+  }
+
+  // The dead worker's tabs are gone: each membership loses the connections it held.
+  private release(slot: Slot): void {
+    const releases = slot.ledger.takeAll()
+    if (releases.length === 0) return
+    this.store
+      .write((m) => {
+        const connectable = connectableFor(m.db)
+        for (const { roomId, userId, count } of releases) connectable.released(roomId, userId, count)
+      })
+      .then(() => this.log.info({ worker: slot.id, memberships: releases.length }, `released the presence worker ${slot.id} held`))
+      .catch((error: Error) => this.log.error({ worker: slot.id, error: error.message }, 'could not release a dead worker’s presence'))
+  }
+}
+
+// The addresses Fastify names for one process listening on the same address.
+function listeningUrls(address: AddressInfo): string[] {
+  if (address.address.includes(':')) return [`http://[${address.address}]:${address.port}`]
+  const hosts =
+    address.address === '0.0.0.0'
+      ? Object.values(networkInterfaces())
+          .flatMap((list) => list ?? [])
+          .filter((entry) => entry.family === 'IPv4')
+          .sort((a, b) => Number(b.internal) - Number(a.internal))
+          .map((entry) => entry.address)
+      : [address.address]
+  return hosts.map((host) => `http://${host}:${address.port}`)
+}

@@ -1,0 +1,131 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { rooms, users } from '../fixtures.ts'
+import { buildTestApp, form, inject } from '../helper.ts'
+import { RedisServer } from '../support/redis-server.ts'
+import { connect, identifiers, messagesStreamName, type CableApp, type CableClient } from './cable-helper.ts'
+import { startRelayedApps } from './relay-helper.ts'
+
+const turboHeaders = { accept: 'text/vnd.turbo-stream.html, text/html, application/xhtml+xml' }
+
+async function watch(t: Parameters<typeof connect>[0], cable: CableApp, identifier: string, person: 'david' | 'jason' | 'kevin' = 'david'): Promise<CableClient> {
+  const client = await connect(t, cable, { cookie: await cable.cookie(person) })
+  client.subscribe(identifier)
+  await client.confirmed(identifier)
+  return client
+}
+
+function post(cable: CableApp, cookie: string, roomId: number, body: string, clientMessageId: string) {
+  const request = form({ 'message[body]': body, 'message[client_message_id]': clientMessageId })
+  return inject(cable.app, cookie, { method: 'POST', url: `/rooms/${roomId}/messages`, payload: request.payload, headers: { ...request.headers, ...turboHeaders } })
+}
+
+test('broadcasts on one process reach the subscribers on another, once each and in order', async (t) => {
+  const redis = await RedisServer.start(t)
+  const [a, b] = await startRelayedApps(t, redis.url)
+  const stream = 'rooms'
+  const identifier = identifiers.turbo(a!.app, stream)
+  const onA = await watch(t, a!, identifier)
+  const onB = await watch(t, b!, identifier)
+
+  const sent = Array.from({ length: 50 }, (_, i) => `<turbo-stream action="remove" target="n${i}"></turbo-stream>`)
+  for (const html of sent) assert.equal(a!.app.cable.broadcast(stream, html), 1, 'delivered at once to the subscriber here')
+  await onB.until(() => onB.messages(identifier).length >= sent.length)
+  // Redis keeps one order: once B's own broadcast is back on A, any echo of A's would have come first.
+  b!.app.cable.broadcast(stream, 'from B')
+  await onA.until(() => onA.messages(identifier).includes('from B'))
+  await onB.until(() => onB.messages(identifier).includes('from B'))
+
+  assert.deepEqual(onA.messages(identifier), [...sent, 'from B'])
+  assert.deepEqual(onB.messages(identifier), [...sent, 'from B'])
+})
+
+test('a message posted on one process reaches the room and every member’s unread notice on the other', async (t) => {
+  const redis = await RedisServer.start(t)
+  const [a, b] = await startRelayedApps(t, redis.url)
+  const messagesId = identifiers.roomMessages(b!.app, 'watercooler')
+  const watcher = await watch(t, b!, messagesId, 'kevin')
+  watcher.subscribe(identifiers.unreads)
+  await watcher.confirmed(identifiers.unreads)
+
+  const response = await post(a!, await a!.cookie('david'), rooms.watercooler.id, 'across workers', 'relay1')
+  assert.equal(response.statusCode, 200)
+  await watcher.until(() => watcher.messages(messagesId).length === 1 && watcher.messages(identifiers.unreads).length === 1)
+  assert.equal(watcher.messages(messagesId)[0], response.body, 'the other process sends the very HTML the poster got')
+  assert.equal((watcher.messages(identifiers.unreads)[0] as { roomId: number }).roomId, rooms.watercooler.id)
+})
+
+test('typing and reading on one process are heard on the other', async (t) => {
+  const redis = await RedisServer.start(t)
+  const [a, b] = await startRelayedApps(t, redis.url)
+  const typing = identifiers.typing('hq')
+  const listener = await watch(t, b!, typing, 'jason')
+  const reads = await watch(t, b!, identifiers.reads, 'david')
+
+  const typist = await watch(t, a!, typing, 'david')
+  typist.perform(typing, { action: 'start' })
+  await listener.until(() => listener.messages(typing).length === 1)
+  assert.deepEqual(listener.messages(typing)[0], { action: 'start', user: { id: users.david.id, name: users.david.name } })
+
+  // Becoming present in a room on A reads it, which David's other tabs (on B) hear.
+  await watch(t, a!, identifiers.presence('hq'), 'david')
+  await reads.until(() => reads.messages(identifiers.reads).length === 1)
+  assert.deepEqual(reads.messages(identifiers.reads)[0], { room_id: rooms.hq.id })
+})
+
+test('disconnecting a person on one process closes their sockets on the other', async (t) => {
+  const redis = await RedisServer.start(t)
+  const [a, b] = await startRelayedApps(t, redis.url)
+  const jasonOnB = await connect(t, b!, { cookie: await b!.cookie('jason') })
+  const kevinOnB = await watch(t, b!, identifiers.turbo(b!.app, 'rooms'), 'kevin')
+
+  assert.equal(a!.app.cable.disconnectUser(users.jason.id, { reconnect: false }), 0, 'Jason has no socket on A')
+  await jasonOnB.closed()
+  assert.deepEqual(jasonOnB.frames.find((f) => f.type === 'disconnect'), { type: 'disconnect', reason: 'remote', reconnect: false })
+  // Kevin's socket on B stays: a broadcast after the disconnect still reaches it.
+  a!.app.cable.broadcast('rooms', 'after')
+  await kevinOnB.until(() => kevinOnB.messages().includes('after'))
+  assert.equal(kevinOnB.closeCode, null)
+})
+
+test('deactivating a person on one process closes their sockets on the other', async (t) => {
+  const redis = await RedisServer.start(t)
+  const [a, b] = await startRelayedApps(t, redis.url)
+  const kevinOnB = await connect(t, b!, { cookie: await b!.cookie('kevin') })
+
+  const request = form({ _method: 'delete' })
+  const response = await inject(a!.app, await a!.cookie('david'), { method: 'POST', url: `/account/users/${users.kevin.id}`, ...request })
+  assert.equal(response.statusCode, 302)
+  await kevinOnB.closed()
+  assert.deepEqual(kevinOnB.frames.find((f) => f.type === 'disconnect'), { type: 'disconnect', reason: 'remote', reconnect: false })
+})
+
+test('a person’s subscriptions about a room are dropped on every process', async (t) => {
+  const redis = await RedisServer.start(t)
+  const [a, b] = await startRelayedApps(t, redis.url)
+  const presence = identifiers.presence('watercooler')
+  const kevinOnB = await watch(t, b!, presence, 'kevin')
+
+  a!.app.cable.unsubscribeUserFromRoom(users.kevin.id, rooms.watercooler.id)
+  await kevinOnB.until(() => kevinOnB.rejections(presence).length === 1)
+  assert.equal(kevinOnB.closeCode, null, 'the socket itself stays open')
+})
+
+test('one process with REDIS_URL hears its own broadcasts once', async (t) => {
+  const redis = await RedisServer.start(t)
+  const [only] = await startRelayedApps(t, redis.url, { count: 1 })
+  const stream = messagesStreamName('hq')
+  const identifier = identifiers.roomMessages(only!.app, 'hq')
+  const client = await watch(t, only!, identifier)
+  for (const n of [1, 2, 3]) only!.app.cable.broadcast(stream, `m${n}`)
+  // A second process's broadcast is relayed after any echo of the first three would be.
+  const [other] = await startRelayedApps(t, redis.url, { count: 1 })
+  other!.app.cable.broadcast(stream, 'marker')
+  await client.until(() => client.messages(identifier).includes('marker'))
+  assert.deepEqual(client.messages(identifier), ['m1', 'm2', 'm3', 'marker'])
+})
+
+test('without REDIS_URL an app has no link to Redis and broadcasts stay in the process', async (t) => {
+  const { app } = await buildTestApp(t)
+  assert.equal(app.redis, null)
+})

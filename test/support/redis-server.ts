@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer, connect } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { TestContext } from 'node:test'
+import { REDIS_SERVER_PATH } from '../../server/build/redis.ts'
+
+// A real redis-server on a free loopback port, with no persistence, for one test. It can be
+// stopped and started again on the same port (the fault tests).
+export class RedisServer {
+  private child: ChildProcess | null = null
+  private log = ''
+
+  private constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`
+  }
+
+  get output(): string {
+    return this.log
+  }
+
+  static async start(t?: TestContext): Promise<RedisServer> {
+    const server = new RedisServer(await freePort())
+    await server.resume()
+    t?.after(() => server.stop())
+    return server
+  }
+
+  // Starts (again) on the same port and waits until it accepts connections.
+  async resume(): Promise<void> {
+    if (this.child) return
+    const child = spawn(REDIS_SERVER_PATH, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    this.child = child
+    child.stdout!.on('data', (chunk: Buffer) => (this.log += chunk.toString()))
+    child.stderr!.on('data', (chunk: Buffer) => (this.log += chunk.toString()))
+    child.once('exit', () => {
+      if (this.child === child) this.child = null
+    })
+    const deadline = Date.now() + 10_000
+    while (!(await accepts(this.port))) {
+      if (this.child !== child) throw new Error(`redis-server exited:\n${this.log}`)
+      if (Date.now() > deadline) throw new Error(`redis-server did not start:\n${this.log}`)
+      await sleep(25)
+    }
+  }
+
+  // Stops it at once (SIGKILL: as if it died) or cleanly, and waits for the exit.
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.child
+    if (!child) return
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve())
+      child.kill(signal)
+    })
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => (socket.end(), resolve(true)))
+    socket.once('error', () => resolve(false))
+  })
+}
