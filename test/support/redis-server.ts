@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer, connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { TestContext } from 'node:test'
+import { findProgram } from '../../server/build/debian-package.ts'
 import { REDIS_SERVER_PATH } from '../../server/build/redis.ts'
 
 // A real redis-server on a free loopback port, with no persistence, for one test. It can be
@@ -21,6 +22,7 @@ export class RedisServer {
   }
 
   static async start(t?: TestContext): Promise<RedisServer> {
+    if (!findProgram(REDIS_SERVER_PATH)) throw new Error(`${REDIS_SERVER_PATH} is missing: install Debian's redis-server (apt-get install -y redis-server), as npm test's pretest does where it can`)
     const server = new RedisServer(await freePort())
     await server.resume()
     t?.after(() => server.stop())
