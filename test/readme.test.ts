@@ -2,25 +2,16 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { CookieJar, formPost, request, ROOT } from './support/server-process.ts'
 import { tempStorage } from './helper.ts'
+import { freePort } from './support/ports.ts'
 
 function readmeCommand(marker: string): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
   const match = new RegExp(`<!-- ${marker} -->\\s*\`\`\`(?:sh|bash)?\\n([^\\n]+)\\n\`\`\``).exec(readme)
   assert.ok(match, `README has a ${marker} command`)
   return match[1]!.trim()
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 test('a new user can clone the repository, run the README command, and go through first run, sign out and sign in', { timeout: 900_000 }, async (t) => {

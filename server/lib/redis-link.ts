@@ -103,17 +103,16 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
   }
 
   ready(waitMs: number): Promise<boolean> {
-    const both = () => this.publisher.up && this.subscriber.up
-    if (both() || waitMs <= 0) return Promise.resolve(both())
+    if (this.carrying || waitMs <= 0) return Promise.resolve(this.carrying)
     return new Promise((resolve) => {
       const check = () => {
-        if (!both()) return
+        if (!this.carrying) return
         done()
       }
       const done = () => {
         clearTimeout(timer)
         this.off('up', check)
-        resolve(both())
+        resolve(this.carrying)
       }
       const timer = setTimeout(done, waitMs)
       this.on('up', check)

@@ -46,7 +46,6 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs'
 import http from 'node:http'
-import net from 'node:net'
 import { availableParallelism, cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -58,6 +57,7 @@ import { Store } from '../../server/models/store.ts'
 import { seedDatabase } from './seed.ts'
 import { summarizeProfileDir, type ProfileSummary } from './support/cpu-profile.ts'
 import { CoreMeter, CpuMeter, processCpuSeconds, processCpuTimes, processMemory, round, Samples, selfCpuSeconds, selfSystemSeconds, summarize, type Memory, type Summary } from './support/measure.ts'
+import { freePort } from '../support/ports.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
 import { flag, number, path, readOptions, text, usageError } from './support/options.ts'
 import { floorBudgetMs, measureFloor, type FloorReport } from './support/socket-floor.ts'
@@ -252,17 +252,6 @@ function prepareStorage(storage: string, secret: string, people: number): { room
   } finally {
     store.close()
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 interface ServerChild {

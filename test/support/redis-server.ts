@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer, connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { TestContext } from 'node:test'
 import { findProgram } from '../../server/build/debian-package.ts'
 import { REDIS_SERVER_PATH } from '../../server/build/redis.ts'
+import { accepts, freePort } from './ports.ts'
 
 // A real redis-server on a free loopback port, with no persistence, for one test. It can be
 // stopped and started again on the same port (the fault tests).
@@ -11,7 +11,16 @@ export class RedisServer {
   private child: ChildProcess | null = null
   private log = ''
 
-  private constructor(readonly port: number) {}
+  // `prefix` runs before the program (a benchmark pins it with taskset).
+  private constructor(
+    readonly port: number,
+    private readonly prefix: readonly string[],
+  ) {}
+
+  // The running server's process id, or null.
+  get pid(): number | null {
+    return this.child?.pid ?? null
+  }
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`
@@ -21,9 +30,9 @@ export class RedisServer {
     return this.log
   }
 
-  static async start(t?: TestContext): Promise<RedisServer> {
+  static async start(t?: TestContext, prefix: readonly string[] = []): Promise<RedisServer> {
     if (!findProgram(REDIS_SERVER_PATH)) throw new Error(`${REDIS_SERVER_PATH} is missing: install Debian's redis-server (apt-get install -y redis-server), as npm test's pretest does where it can`)
-    const server = new RedisServer(await freePort())
+    const server = new RedisServer(await freePort(), prefix)
     await server.resume()
     t?.after(() => server.stop())
     return server
@@ -32,7 +41,8 @@ export class RedisServer {
   // Starts (again) on the same port and waits until it accepts connections.
   async resume(): Promise<void> {
     if (this.child) return
-    const child = spawn(REDIS_SERVER_PATH, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const command = [...this.prefix, REDIS_SERVER_PATH]
+    const child = spawn(command[0]!, [...command.slice(1), '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] })
     this.child = child
     child.stdout!.on('data', (chunk: Buffer) => (this.log += chunk.toString()))
     child.stderr!.on('data', (chunk: Buffer) => (this.log += chunk.toString()))
@@ -56,23 +66,4 @@ export class RedisServer {
       child.kill(signal)
     })
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1')
-    socket.once('connect', () => (socket.end(), resolve(true)))
-    socket.once('error', () => resolve(false))
-  })
 }

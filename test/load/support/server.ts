@@ -4,7 +4,6 @@
 // be shared, and the report says so).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, type WriteStream } from 'node:fs'
-import net from 'node:net'
 import { cpus, tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
@@ -12,6 +11,8 @@ import type { Readable, Writable } from 'node:stream'
 import { LoopProbe, PROBE_FD, probeEnv } from './loop-delay.ts'
 import { CoreMeter, CpuMeter, processesCpuSeconds, round, selfCpuSeconds } from './measure.ts'
 import { flag, number, text } from './options.ts'
+import { freePort } from '../../support/ports.ts'
+import { RedisServer } from '../../support/redis-server.ts'
 
 export const SERVER_CORE = '0'
 export const GENERATOR_CORE = '1'
@@ -50,16 +51,7 @@ export function reexecPinned(script: string, root: string, envFlag: string, pin:
   return true
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
+export { freePort }
 
 // A private copy of a fixture's storage folder (the database and its secret), so a run's posts
 // never change the fixture itself.
@@ -78,7 +70,7 @@ export interface ServerChild {
   // The server with the redis-server started beside it (extras.workers, extras.redis): what
   // the server's CPU and memory are read from.
   pids: number[]
-  redis: ChildProcess | null
+  redis: RedisServer | null
   baseUrl: string
   log: WriteStream
   logPath: string
@@ -124,29 +116,6 @@ export function describeProcesses(extras: ServerExtras): string {
   return `${workers === 1 ? 'one process' : `${workers} workers`}${redis ? ' + redis-server' : ''} on core${(extras.cores ?? SERVER_CORE).includes(',') || (extras.cores ?? '').includes('-') ? 's' : ''} ${extras.cores ?? SERVER_CORE}`
 }
 
-// Debian's redis-server on a free loopback port, without persistence, pinned with the server.
-async function startRedis(pin: string, logPath: string): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort()
-  const child = spawn('sh', ['-c', `exec ${pin}"$0" "$@"`, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'ignore', 'pipe'] })
-  const log = createWriteStream(logPath)
-  child.stderr!.pipe(log)
-  const deadline = Date.now() + 10_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode}); see ${logPath}`)
-    if (await accepts(port)) return { child, url: `redis://127.0.0.1:${port}` }
-    if (Date.now() > deadline) throw new Error(`redis-server did not start on ${port}; see ${logPath}`)
-    await sleep(25)
-  }
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1')
-    socket.once('connect', () => (socket.end(), resolve(true)))
-    socket.once('error', () => resolve(false))
-  })
-}
-
 // node's flags for a CPU profile of the process into `dir`, one sample every `us` µs.
 export function cpuProfileFlags(dir: string, us: number): string[] {
   mkdirSync(dir, { recursive: true })
@@ -185,9 +154,11 @@ export function startFlags(serverDir: string): string[] | null {
 // before the checkout's own (`--cpu-prof …`).
 export async function startServer(serverDir: string, storage: string, logPath: string, env: Record<string, string>, tsx: boolean, nodeFlags: string[] = [], extras: ServerExtras = {}): Promise<ServerChild> {
   const port = await freePort()
-  const pin = pinningAvailable() ? `taskset -c ${extras.cores ?? SERVER_CORE} ` : ''
+  const cores = extras.cores ?? SERVER_CORE
+  const pin = pinningAvailable() ? `taskset -c ${cores} ` : ''
   const workers = extras.workers ?? 1
-  const redis = workers > 1 || extras.redis === true ? await startRedis(pin, logPath.replace(/\.log$/, '') + '-redis.log') : null
+  // Debian's redis-server on a free loopback port, without persistence, pinned with the server.
+  const redis = workers > 1 || extras.redis === true ? await RedisServer.start(undefined, pin ? ['taskset', '-c', cores] : []) : null
   const processes: Record<string, string> = redis ? { WEB_CONCURRENCY: String(workers), REDIS_URL: redis.url } : {}
   const child = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin}"$0" "$@"`, process.execPath, ...nodeFlags, ...serverCommand(serverDir, tsx)], {
     cwd: serverDir,
@@ -215,12 +186,12 @@ export async function startServer(serverDir: string, storage: string, logPath: s
   child.stdout!.on('data', onData)
   child.stderr!.on('data', onData)
   const channel = extras.probe ? (child.stdio[PROBE_FD] as (Readable & Writable) | null) : null
-  const pids = redis ? [child.pid!, redis.child.pid!] : [child.pid!]
-  const server = { child, pid: child.pid!, pids, redis: redis?.child ?? null, baseUrl: `http://127.0.0.1:${port}`, log, logPath, logTail: () => tail, probe: channel ? new LoopProbe(channel) : null }
+  const pids = redis ? [child.pid!, redis.pid!] : [child.pid!]
+  const server = { child, pid: child.pid!, pids, redis, baseUrl: `http://127.0.0.1:${port}`, log, logPath, logTail: () => tail, probe: channel ? new LoopProbe(channel) : null }
   try {
     await waitForUp(server.baseUrl, server, 120_000)
   } catch (error) {
-    redis?.child.kill('SIGKILL')
+    await redis?.stop('SIGKILL')
     throw error
   }
   return server
@@ -244,11 +215,11 @@ export async function waitForUp(baseUrl: string, server: Pick<ChildWithLog, 'chi
   throw new Error(`server did not answer /up within ${timeoutMs} ms:\n${server.logTail()}`)
 }
 
-export async function stopServer(server: Pick<ChildWithLog, 'child' | 'log'> & { redis?: ChildProcess | null }, graceMs = 20_000): Promise<string> {
+export async function stopServer(server: Pick<ChildWithLog, 'child' | 'log'> & { redis?: RedisServer | null }, graceMs = 20_000): Promise<string> {
   try {
     return await stopChild(server, graceMs)
   } finally {
-    if (server.redis && server.redis.exitCode === null && server.redis.signalCode === null) server.redis.kill('SIGKILL')
+    await server.redis?.stop('SIGKILL')
   }
 }
 
