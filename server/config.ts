@@ -63,11 +63,34 @@ type Env = Record<string, string | undefined>
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
-export function loadConfig(env: Env = process.env): Config {
+// Where the storage folder keeps what the server writes, from CAMPFIRE_STORAGE_PATH and
+// RAILS_ENV alone: the admin scripts (server/admin/) find the database and files with it without
+// reading, or needing, the rest of the configuration.
+export interface StorageLocation {
+  readonly storagePath: string
+  readonly environment: string
+  readonly databasePath: string
+  readonly filesPath: string
+  // The generated SECRET_KEY_BASE, kept when the variable is unset.
+  readonly secretKeyBasePath: string
+}
+
+export function storageLocation(env: Env = process.env): StorageLocation {
   const storagePath = resolve(env.CAMPFIRE_STORAGE_PATH || 'storage')
   const environment = env.RAILS_ENV || 'production'
+  return Object.freeze({
+    storagePath,
+    environment,
+    databasePath: join(storagePath, 'db', `${environment}.sqlite3`),
+    filesPath: join(storagePath, 'files'),
+    secretKeyBasePath: join(storagePath, 'secret_key_base'),
+  })
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const { storagePath, environment, databasePath, filesPath, secretKeyBasePath } = storageLocation(env)
   const vapid = readVapid(env)
-  const secret = readSecretKeyBase(env, storagePath)
+  const secret = readSecretKeyBase(env, storagePath, secretKeyBasePath)
   return Object.freeze({
     secretKeyBase: secret.value,
     secretKeyBaseSource: secret.source,
@@ -75,8 +98,8 @@ export function loadConfig(env: Env = process.env): Config {
     httpBind: env.HTTP_BIND || '0.0.0.0',
     storagePath,
     environment,
-    databasePath: join(storagePath, 'db', `${environment}.sqlite3`),
-    filesPath: join(storagePath, 'files'),
+    databasePath,
+    filesPath,
     maxUploadBytes: readUploadLimit(env.CAMPFIRE_MAX_UPLOAD_MB),
     disableSsl: isTrue(env.DISABLE_SSL),
     trustedProxies: readTrustedProxies(env.TRUSTED_PROXIES),
@@ -103,7 +126,7 @@ function readProcesses(env: Env): { webConcurrency: number; redisUrl: string | n
   const webConcurrency = raw === '' ? 1 : Number(raw)
   if (!Number.isInteger(webConcurrency) || webConcurrency < 1 || webConcurrency > 64) throw new ConfigError(`WEB_CONCURRENCY must be a whole number from 1 to 64, got "${raw}"`)
   const redisUrl = env.REDIS_URL?.trim() || null
-  if (redisUrl !== null && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`)
+  if (redisUrl !== null && !/^(rediss?:\/\/[^\s]+|unix:\/\/\/[^\s]+)$/.test(redisUrl)) throw new ConfigError(`REDIS_URL must be a redis://, rediss:// or unix:///<socket path> URL, got "${redisUrl}"`)
   if (webConcurrency > 1 && redisUrl === null) throw new ConfigError(`WEB_CONCURRENCY=${webConcurrency} needs REDIS_URL: worker processes share their broadcasts through Redis (unset WEB_CONCURRENCY, or set it to 1, to run one process with no other service)`)
   return { webConcurrency, redisUrl }
 }
@@ -207,7 +230,7 @@ function readVapid(env: Env) {
 
 // A missing SECRET_KEY_BASE is generated once and kept in storage so restarts keep people
 // signed in; CAMPFIRE_REQUIRE_SECRET_KEY_BASE turns that off for deployments that want the env var.
-function readSecretKeyBase(env: Env, storagePath: string): { value: string; source: Config['secretKeyBaseSource'] } {
+function readSecretKeyBase(env: Env, storagePath: string, file: string): { value: string; source: Config['secretKeyBaseSource'] } {
   const fromEnv = env.SECRET_KEY_BASE?.trim()
   if (fromEnv) {
     if (fromEnv.length < 32) throw new ConfigError('SECRET_KEY_BASE must be at least 32 characters (generate one with: openssl rand -hex 64)')
@@ -216,7 +239,6 @@ function readSecretKeyBase(env: Env, storagePath: string): { value: string; sour
   if (isTrue(env.CAMPFIRE_REQUIRE_SECRET_KEY_BASE)) {
     throw new ConfigError('SECRET_KEY_BASE is required but not set (generate one with: openssl rand -hex 64)')
   }
-  const file = join(storagePath, 'secret_key_base')
   if (existsSync(file)) {
     const stored = readFileSync(file, 'utf8').trim()
     if (stored.length >= 32) return { value: stored, source: 'storage' }

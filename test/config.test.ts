@@ -143,5 +143,6 @@ test('one process needs no Redis; several need REDIS_URL, and the cable prefix i
   assert.equal(loadConfig({ ...base, WEB_CONCURRENCY: '1' }).webConcurrency, 1)
   assert.throws(() => loadConfig({ ...base, WEB_CONCURRENCY: '2' }), (error: Error) => error instanceof ConfigError && /WEB_CONCURRENCY=2 needs REDIS_URL/.test(error.message))
   for (const bad of ['0', '-1', '1.5', 'two', '65']) assert.throws(() => loadConfig({ ...base, WEB_CONCURRENCY: bad, REDIS_URL: 'redis://localhost' }), ConfigError, bad)
-  for (const bad of ['localhost:6379', 'http://redis', 'redis://']) assert.throws(() => loadConfig({ ...base, REDIS_URL: bad }), ConfigError, bad)
+  assert.equal(loadConfig({ ...base, REDIS_URL: 'unix:///run/redis/redis.sock' }).redisUrl, 'unix:///run/redis/redis.sock')
+  for (const bad of ['localhost:6379', 'http://redis', 'redis://', 'unix://', 'unix://relative.sock']) assert.throws(() => loadConfig({ ...base, REDIS_URL: bad }), ConfigError, bad)
 })

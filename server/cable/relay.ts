@@ -44,6 +44,8 @@ const BATCH_CHARS = 64 * 1024
 // How long a write's response waits for Redis to answer its broadcasts' publish.
 const PUBLISH_WAIT_MS = 250
 const COMPLAINT_INTERVAL_MS = 5000
+// Own messages remembered until heard; a listener that far behind is caught up by decoding.
+const MAX_UNHEARD = 4096
 const REASONS: ReadonlySet<string> = new Set(Object.values(DISCONNECT_REASONS))
 
 export class CableRelay implements Relay {
@@ -53,15 +55,25 @@ export class CableRelay implements Relay {
   refused = 0
   private readonly origin = `${process.pid}-${randomBytes(6).toString('hex')}`
   private readonly ownPrefix: string
+  private readonly ownPrefixBytes: Buffer
   private refusedUnlogged = 0
   private batch: string[] = []
   private batchChars = 0
+  // What this process published and has not heard back yet, oldest first, with the broadcasts
+  // to deliver when it does: its own messages are recognized by their bytes and acted on
+  // without decoding or validating them again.
+  private unheard: OwnMessage[] = []
+  private batchDeliveries: Entry[] = []
   private flushScheduled: NodeJS.Immediate | null = null
   // Redis's answer to the newest publish (earlier ones are answered before it).
   private lastPublish: Promise<boolean> | null = null
   private complainedAt = Number.NEGATIVE_INFINITY
   private readonly onUp = (role: RedisRole) => {
     if (role === 'subscriber') this.catchUp()
+  }
+  // What was published while the listener was away will never be heard.
+  private readonly onDown = (role: RedisRole) => {
+    if (role === 'subscriber') this.unheard = []
   }
 
   constructor(
@@ -71,6 +83,7 @@ export class CableRelay implements Relay {
   ) {
     this.channel = link.name('broadcasts')
     this.ownPrefix = `["${this.origin}",`
+    this.ownPrefixBytes = Buffer.from(this.ownPrefix)
   }
 
   // Listens (before the link starts, so that 'up' means heard) and takes over the server's
@@ -78,23 +91,25 @@ export class CableRelay implements Relay {
   start(): void {
     this.link.subscribe(this.channel, (bytes) => this.receiveBytes(bytes))
     this.link.on('up', this.onUp)
+    this.link.on('down', this.onDown)
     this.server.relayThrough(this)
   }
 
   stop(): void {
     this.server.relayThrough(null)
     this.link.off('up', this.onUp)
+    this.link.off('down', this.onDown)
     this.flush()
   }
 
   // `deliveredHere`: sent while Redis was not carrying (this process delivered it itself), so
   // only the others deliver it when they hear it.
   broadcast(stream: string, messageJson: string, deliveredHere: boolean): void {
-    this.send(`${this.ownPrefix}"${deliveredHere ? 'B' : 'b'}",${JSON.stringify(stream)}]\n${messageJson}`)
+    this.send(`${this.ownPrefix}"${deliveredHere ? 'B' : 'b'}",${JSON.stringify(stream)}]\n${messageJson}`, deliveredHere ? null : { origin: this.origin, doneHere: false, kind: 'b', stream, json: messageJson })
   }
 
   broadcastMany(streams: readonly string[], messageJson: string, deliveredHere: boolean): void {
-    this.send(`${this.ownPrefix}"${deliveredHere ? 'M' : 'm'}",${JSON.stringify(streams)}]\n${messageJson}`)
+    this.send(`${this.ownPrefix}"${deliveredHere ? 'M' : 'm'}",${JSON.stringify(streams)}]\n${messageJson}`, deliveredHere ? null : { origin: this.origin, doneHere: false, kind: 'm', streams, json: messageJson })
   }
 
   disconnectUser(userId: number, options: DisconnectOptions): void {
@@ -129,7 +144,23 @@ export class CableRelay implements Relay {
 
   receiveBytes(bytes: Buffer): void {
     if (bytes.length > MAX_MESSAGE_BYTES) return this.refuse(bytes.subarray(0, 120).toString(), bytes.length, 'too large')
+    const own = this.heardOwn(bytes)
+    if (own) {
+      for (const entry of own.entries) this.act(entry)
+      return
+    }
     this.receive(bytes.toString('utf8'))
+  }
+
+  // The oldest unheard message of this process's equal to these bytes; those before it were
+  // lost (a publish Redis refused) and are forgotten.
+  private heardOwn(bytes: Buffer): OwnMessage | null {
+    if (this.unheard.length === 0 || !bytes.subarray(0, this.ownPrefixBytes.length).equals(this.ownPrefixBytes)) return null
+    const index = this.unheard.findIndex((own) => own.bytes.equals(bytes))
+    if (index === -1) return null
+    const own = this.unheard[index]!
+    this.unheard.splice(0, index + 1)
+    return own
   }
 
   // A message is taken whole or not at all: anything on the channel that is not made of the
@@ -153,13 +184,15 @@ export class CableRelay implements Relay {
     else this.server.unsubscribeUserFromRoomHere(entry.userId, entry.roomId)
   }
 
-  private send(entry: string): void {
+  // `delivery`: what this process does with the entry when it hears it back (null: nothing).
+  private send(entry: string, delivery: Entry | null = null): void {
     if (entry.length > MAX_MESSAGE_BYTES) {
       this.log.error({ chars: entry.length }, 'cable relay: broadcast too large to relay; other processes will not hear it')
       return
     }
     if (this.batchChars + entry.length > BATCH_CHARS) this.flush()
     this.batch.push(entry)
+    if (delivery) this.batchDeliveries.push(delivery)
     this.batchChars += entry.length + 1
     if (this.batchChars >= BATCH_CHARS) this.flush()
     else this.flushScheduled ??= setImmediate(this.flush)
@@ -169,11 +202,17 @@ export class CableRelay implements Relay {
     if (this.flushScheduled !== null) clearImmediate(this.flushScheduled)
     this.flushScheduled = null
     if (this.batch.length === 0) return
-    const message = this.batch.length === 1 ? this.batch[0]! : this.batch.join('\n')
+    // Encoded once: Redis is handed the bytes, and they are what this process recognizes.
+    const bytes = Buffer.from(this.batch.length === 1 ? this.batch[0]! : this.batch.join('\n'))
+    const entries = this.batchDeliveries
     this.batch = []
+    this.batchDeliveries = []
     this.batchChars = 0
-    const answer = this.link.publish(this.channel, message)
-    if (answer) this.lastPublish = answer
+    const answer = this.link.publish(this.channel, bytes)
+    if (answer === null) return
+    this.lastPublish = answer
+    if (this.unheard.length >= MAX_UNHEARD) this.unheard.shift()
+    this.unheard.push({ bytes, entries })
   }
 
   private catchUp(): void {
@@ -192,9 +231,14 @@ export class CableRelay implements Relay {
   }
 }
 
+interface OwnMessage {
+  bytes: Buffer
+  entries: Entry[]
+}
+
 type Entry = { origin: string; doneHere: boolean } & (
   | { kind: 'b'; stream: string; json: string }
-  | { kind: 'm'; streams: string[]; json: string }
+  | { kind: 'm'; streams: readonly string[]; json: string }
   | { kind: 'd'; userId: number; reconnect: boolean; reason: DisconnectReason }
   | { kind: 'u'; userId: number; roomId: number }
 )

@@ -38,6 +38,12 @@ const MAX_PENDING_BYTES = 64 * 1024 * 1024
 const COMMAND_TIMEOUT_MS = 1000
 const CLOSE_GRACE_MS = 1000
 
+// unix:///run/redis.sock: a Redis on this host through its Unix socket, which costs a publish
+// about a third less CPU than loopback TCP (node-redis takes such a socket as a path, not a URL).
+export function unixSocketPath(url: string): string | null {
+  return url.startsWith('unix://') ? decodeURIComponent(url.slice('unix://'.length)) : null
+}
+
 class Connection {
   up = false
   backoffMs = 0
@@ -126,7 +132,7 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
 
   // null when the message was dropped instead of sent; else settles with Redis's answer (true
   // once Redis has handed it to every listener, false when it failed). Nothing is retried.
-  publish(channel: string, message: string): Promise<boolean> | null {
+  publish(channel: string, message: string | Buffer): Promise<boolean> | null {
     if (this.closing) return null
     const bytes = message.length
     if (!this.publisher.up || this.pendingBytes + bytes > MAX_PENDING_BYTES) {
@@ -181,8 +187,9 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
 
   private connection(role: RedisRole, url: string): Connection {
     const maxBackoffMs = this.maxBackoffMs
+    const socketPath = unixSocketPath(url)
     const client: Client = createClient({
-      url,
+      ...(socketPath === null ? { url } : {}),
       disableOfflineQueue: true,
       commandsQueueMaxLength: MAX_PENDING_COMMANDS,
       // node-redis arms an AbortSignal.timeout for every command by default, which costs more
@@ -190,6 +197,7 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
       // that job here.
       commandOptions: { timeout: 0 },
       socket: {
+        ...(socketPath === null ? {} : { path: socketPath }),
         connectTimeout: maxBackoffMs,
         reconnectStrategy: (retries: number): number => {
           connection.backoffMs = Math.min(maxBackoffMs, FIRST_BACKOFF_MS * 2 ** Math.min(retries, 16))

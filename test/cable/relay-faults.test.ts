@@ -108,3 +108,31 @@ test('garbage on the broadcast channel is ignored and logged, and what follows s
   assert.ok(ignored.length >= 1)
   assert.ok(ignored.every((line) => String(line.start).length <= 120), 'the log quotes only the start of a message')
 })
+
+test('a message bearing this process’s origin that it did not send is decoded and checked like any other', async (t) => {
+  const redis = await RedisServer.start(t)
+  const log = logs()
+  const [only] = await startRelayedApps(t, redis.url, { count: 1, logger: log.logger })
+  const identifier = identifiers.turbo(only!.app, 'rooms')
+  const client = await watch(t, only!, identifier)
+  const channel = only!.app.redis!.name('broadcasts')
+  const listener = createClient({ url: redis.url }).on('error', () => {})
+  const intruder = createClient({ url: redis.url }).on('error', () => {})
+  await Promise.all([listener.connect(), intruder.connect()])
+  t.after(() => Promise.all([listener.destroy(), intruder.destroy()]))
+  const overheard: string[] = []
+  await listener.subscribe(channel, (message) => overheard.push(message))
+
+  for (const n of [1, 2, 3]) only!.app.cable.broadcast('rooms', `own ${n}`)
+  await client.until(() => client.messages(identifier).length === 3)
+  await eventually(() => overheard.length > 0)
+  const origin = /^\["([^"]+)",/.exec(overheard[0]!)![1]!
+
+  await intruder.publish(channel, `["${origin}","b","rooms"]\nnot json`)
+  await intruder.publish(channel, `["${origin}","b","rooms"]\n"forged with its origin"`)
+  for (const n of [4, 5]) only!.app.cable.broadcast('rooms', `own ${n}`)
+
+  await client.until(() => client.messages(identifier).length === 6)
+  assert.deepEqual(client.messages(identifier), ['own 1', 'own 2', 'own 3', 'forged with its origin', 'own 4', 'own 5'], 'each once, in the one order Redis gave')
+  assert.ok(log.lines.some((line) => line.msg === 'cable relay: ignored a message on the channel' && line.why === 'malformed'), 'the malformed one with its origin was refused')
+})

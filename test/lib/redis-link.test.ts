@@ -22,11 +22,11 @@ function startLink(t: TestContext, url: string) {
   return { link, logged, events }
 }
 
-test('what one link publishes, every link subscribed to the channel hears, in order', async (t) => {
+test('what one link publishes, every link subscribed to the channel hears, in order, over TCP and a Unix socket alike', async (t) => {
   const redis = await RedisServer.start(t)
   const heard: string[] = []
   const one = startLink(t, redis.url)
-  const other = startLink(t, redis.url)
+  const other = startLink(t, redis.socketUrl)
   other.link.subscribe(other.link.name('test'), (message) => heard.push(message.toString()))
   assert.equal(await one.link.start(5000), true)
   assert.equal(await other.link.start(5000), true)

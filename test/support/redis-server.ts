@@ -1,15 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { TestContext } from 'node:test'
 import { findProgram } from '../../server/build/debian-package.ts'
 import { REDIS_SERVER_PATH } from '../../server/build/redis.ts'
 import { accepts, freePort } from './ports.ts'
 
-// A real redis-server on a free loopback port, with no persistence, for one test. It can be
-// stopped and started again on the same port (the fault tests).
+// A real redis-server on a free loopback port and a Unix socket, with no persistence, for one
+// test. It can be stopped and started again on the same port (the fault tests).
 export class RedisServer {
   private child: ChildProcess | null = null
   private log = ''
+  private readonly socketDir = mkdtempSync(join(tmpdir(), 'redis-'))
 
   // `prefix` runs before the program (a benchmark pins it with taskset).
   private constructor(
@@ -26,6 +30,15 @@ export class RedisServer {
     return `redis://127.0.0.1:${this.port}`
   }
 
+  // The same server through its Unix socket (unix:///…/redis.sock).
+  get socketUrl(): string {
+    return `unix://${this.socketPath}`
+  }
+
+  get socketPath(): string {
+    return join(this.socketDir, 'redis.sock')
+  }
+
   get output(): string {
     return this.log
   }
@@ -34,7 +47,7 @@ export class RedisServer {
     if (!findProgram(REDIS_SERVER_PATH)) throw new Error(`${REDIS_SERVER_PATH} is missing: install Debian's redis-server (apt-get install -y redis-server), as npm test's pretest does where it can`)
     const server = new RedisServer(await freePort(), prefix)
     await server.resume()
-    t?.after(() => server.stop())
+    t?.after(() => server.dispose())
     return server
   }
 
@@ -42,7 +55,7 @@ export class RedisServer {
   async resume(): Promise<void> {
     if (this.child) return
     const command = [...this.prefix, REDIS_SERVER_PATH]
-    const child = spawn(command[0]!, [...command.slice(1), '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(command[0]!, [...command.slice(1), '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--unixsocket', this.socketPath, '--unixsocketperm', '700'], { stdio: ['ignore', 'pipe', 'pipe'] })
     this.child = child
     child.stdout!.on('data', (chunk: Buffer) => (this.log += chunk.toString()))
     child.stderr!.on('data', (chunk: Buffer) => (this.log += chunk.toString()))
@@ -65,5 +78,11 @@ export class RedisServer {
       child.once('exit', () => resolve())
       child.kill(signal)
     })
+  }
+
+  // Stops it for good and removes its socket's folder.
+  async dispose(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await this.stop(signal)
+    rmSync(this.socketDir, { recursive: true, force: true })
   }
 }

@@ -86,6 +86,8 @@ export interface ServerExtras {
   // (REDIS_URL), as does `redis` with one.
   workers?: number
   redis?: boolean
+  // Reach it over loopback TCP rather than its Unix socket (a checkout older than unix:// URLs).
+  redisTcp?: boolean
   // The cores the server and its redis-server are pinned to (taskset's list), SERVER_CORE unless given.
   cores?: string
 }
@@ -94,6 +96,7 @@ export interface ServerExtras {
 export const PROCESS_OPTIONS = {
   workers: number('N', 'worker processes for the server (WEB_CONCURRENCY); more than 1 starts a redis-server beside it (REDIS_URL)', 1, { integer: true, min: 1 }),
   redis: flag('give the server a redis-server (REDIS_URL) even with one worker, to measure the Redis hop'),
+  'redis-tcp': flag('reach the redis-server over loopback TCP instead of its Unix socket (REDIS_URL=redis://… instead of unix:///…)'),
   'server-cores': text('LIST', "the cores the server and its redis-server are pinned to, as taskset takes them (0,1 shares the generator's core, which is then not pinned)", SERVER_CORE),
 }
 
@@ -105,15 +108,15 @@ export function sharesGeneratorCore(cores: string): boolean {
   })
 }
 
-export function processOptionsOf(options: { workers: number; redis: boolean; serverCores: string }): Pick<ServerExtras, 'workers' | 'redis' | 'cores'> {
-  return { workers: options.workers, redis: options.redis, cores: options.serverCores }
+export function processOptionsOf(options: { workers: number; redis: boolean; redisTcp: boolean; serverCores: string }): Pick<ServerExtras, 'workers' | 'redis' | 'redisTcp' | 'cores'> {
+  return { workers: options.workers, redis: options.redis, redisTcp: options.redisTcp, cores: options.serverCores }
 }
 
 // What the report says of where the server ran.
 export function describeProcesses(extras: ServerExtras): string {
   const workers = extras.workers ?? 1
   const redis = workers > 1 || extras.redis === true
-  return `${workers === 1 ? 'one process' : `${workers} workers`}${redis ? ' + redis-server' : ''} on core${(extras.cores ?? SERVER_CORE).includes(',') || (extras.cores ?? '').includes('-') ? 's' : ''} ${extras.cores ?? SERVER_CORE}`
+  return `${workers === 1 ? 'one process' : `${workers} workers`}${redis ? ` + redis-server (${extras.redisTcp ? 'TCP' : 'Unix socket'})` : ''} on core${(extras.cores ?? SERVER_CORE).includes(',') || (extras.cores ?? '').includes('-') ? 's' : ''} ${extras.cores ?? SERVER_CORE}`
 }
 
 // node's flags for a CPU profile of the process into `dir`, one sample every `us` µs.
@@ -157,9 +160,10 @@ export async function startServer(serverDir: string, storage: string, logPath: s
   const cores = extras.cores ?? SERVER_CORE
   const pin = pinningAvailable() ? `taskset -c ${cores} ` : ''
   const workers = extras.workers ?? 1
-  // Debian's redis-server on a free loopback port, without persistence, pinned with the server.
+  // Debian's redis-server on a Unix socket (and a free loopback port), without persistence,
+  // pinned with the server.
   const redis = workers > 1 || extras.redis === true ? await RedisServer.start(undefined, pin ? ['taskset', '-c', cores] : []) : null
-  const processes: Record<string, string> = redis ? { WEB_CONCURRENCY: String(workers), REDIS_URL: redis.url } : {}
+  const processes: Record<string, string> = redis ? { WEB_CONCURRENCY: String(workers), REDIS_URL: extras.redisTcp ? redis.url : redis.socketUrl } : {}
   const child = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin}"$0" "$@"`, process.execPath, ...nodeFlags, ...serverCommand(serverDir, tsx)], {
     cwd: serverDir,
     // fd 3: the loop probe's pipe.
@@ -191,7 +195,7 @@ export async function startServer(serverDir: string, storage: string, logPath: s
   try {
     await waitForUp(server.baseUrl, server, 120_000)
   } catch (error) {
-    await redis?.stop('SIGKILL')
+    await redis?.dispose('SIGKILL')
     throw error
   }
   return server
@@ -219,7 +223,7 @@ export async function stopServer(server: Pick<ChildWithLog, 'child' | 'log'> & {
   try {
     return await stopChild(server, graceMs)
   } finally {
-    await server.redis?.stop('SIGKILL')
+    await server.redis?.dispose('SIGKILL')
   }
 }
 
