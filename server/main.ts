@@ -26,7 +26,7 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   if (workerId === undefined && config.vapidProblem) app.log.warn(`Web Push is disabled: ${config.vapidProblem}`)
   if (app.video.problem && (workerId ?? 1) === 1) app.log.warn(app.video.problem)
   await startImageThreads()
-  const member = workerId === undefined ? null : joinCluster(app)
+  if (workerId !== undefined) joinCluster(app, workerId)
 
   let closing = false
   async function shutdown(signal: string) {
@@ -36,7 +36,6 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
     const timer = setTimeout(() => process.exit(1), 10_000)
     timer.unref()
     await app.close()
-    await member?.settled()
     process.exit(0)
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))

@@ -2,10 +2,9 @@ import cluster, { type Worker } from 'node:cluster'
 import type { AddressInfo } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import type { Config } from '../config.ts'
-import { connectableFor } from '../models/membership/connectable.ts'
+import { workerConnectionsFor } from '../models/membership/worker-connections.ts'
 import type { Store } from '../models/store.ts'
 import { openStore, startCheckpointer } from '../plugins/database.ts'
-import { HeldConnectionsLedger, isHeldConnectionsMessage } from './held-connections.ts'
 import { primaryLog, type PrimaryLog } from './log.ts'
 import { WORKER_ID_ENV } from './worker.ts'
 
@@ -48,7 +47,6 @@ export async function superviseWorkers(config: Config): Promise<void> {
 
 interface Slot {
   readonly id: number
-  readonly ledger: HeldConnectionsLedger
   worker: Worker | null
   gone: Promise<void>
   startedAt: number
@@ -70,7 +68,6 @@ class Supervisor {
   ) {
     this.slots = Array.from({ length: config.webConcurrency }, (_, i) => ({
       id: i + 1,
-      ledger: new HeldConnectionsLedger(),
       worker: null,
       gone: Promise.resolve(),
       startedAt: 0,
@@ -106,11 +103,8 @@ class Supervisor {
     const worker = cluster.fork({ [WORKER_ID_ENV]: String(slot.id), SECRET_KEY_BASE: this.config.secretKeyBase })
     slot.worker = worker
     slot.startedAt = Date.now()
-    worker.on('message', (message: unknown) => {
-      if (isHeldConnectionsMessage(message)) slot.ledger.record(message)
-    })
     worker.once('listening', (address: AddressInfo) => this.listening(slot, worker, address))
-    // Released only once the channel is closed too, so every report the worker sent is in.
+    // Gone once it has exited and its channel is closed.
     const exited = new Promise<[number | null, string | null]>((resolve) => worker.once('exit', (code, signal) => resolve([code, signal])))
     const disconnected = new Promise((resolve) => worker.once('disconnect', resolve))
     slot.gone = Promise.all([exited, disconnected]).then(([[code, signal]]) => this.died(slot, worker, code, signal))
@@ -139,16 +133,14 @@ class Supervisor {
     slot.restart = setTimeout(() => this.fork(slot), slot.restartMs)
   }
 
-  // The dead worker's tabs are gone: each membership loses the connections it held.
+  // The dead worker's tabs are gone: each membership loses the connections it held, as kept
+  // beside the counts in the worker's own transactions.
   private release(slot: Slot): void {
-    const releases = slot.ledger.takeAll()
-    if (releases.length === 0) return
     this.store
-      .write((m) => {
-        const connectable = connectableFor(m.db)
-        for (const { roomId, userId, count } of releases) connectable.released(roomId, userId, count)
+      .write((m) => workerConnectionsFor(m.db).release(slot.id))
+      .then((memberships) => {
+        if (memberships > 0) this.log.info({ worker: slot.id, memberships }, `released the presence worker ${slot.id} held`)
       })
-      .then(() => this.log.info({ worker: slot.id, memberships: releases.length }, `released the presence worker ${slot.id} held`))
       .catch((error: Error) => this.log.error({ worker: slot.id, error: error.message }, 'could not release a dead worker’s presence'))
   }
 }

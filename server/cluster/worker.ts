@@ -3,7 +3,6 @@ import { hostname } from 'node:os'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { presenceWrites } from '../cable/channels/presence-writes.ts'
 import type { Config } from '../config.ts'
-import { HeldConnections } from './held-connections.ts'
 
 // The primary numbers its workers 1..N; a restarted worker keeps its number.
 export const WORKER_ID_ENV = 'CAMPFIRE_WORKER_ID'
@@ -25,22 +24,13 @@ export function workerListenText(workerId: number): (address: string) => string 
   return (address) => `worker ${workerId} listening at ${address}`
 }
 
-export interface ClusterMember {
-  // Resolves once the primary knows everything this worker held (before a clean exit).
-  settled(): Promise<void>
-}
-
-// Wires a worker's app to its primary: presence it holds is reported, and when the primary is
-// gone (the IPC channel closes, and Node exits the worker at once) what is queued is written.
-export function joinCluster(app: FastifyInstance): ClusterMember {
-  const held = new HeldConnections((message, done) => {
-    if (!process.connected) return done(null)
-    process.send!(message, undefined, {}, (error) => done(error ?? null))
-  })
-  presenceWrites(app.store).onCommitted = (touches, found) => held.committed(touches, found)
+// Wires a worker's app to its primary: the presence it writes is kept as its own share (its
+// primary releases it if it dies), and when the primary is gone (the IPC channel closes, and
+// Node exits the worker at once) what is queued is written.
+export function joinCluster(app: FastifyInstance, workerId: number): void {
+  presenceWrites(app.store).worker = workerId
   cluster.worker!.on('disconnect', () => {
     app.log.warn('the primary is gone: exiting')
     app.store.writer.drain()
   })
-  return { settled: () => held.flushed() }
 }

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
 import { projectPath, workerUrl } from '../lib/paths.ts'
 import type { Config } from '../config.ts'
+import { workerConnectionsFor } from '../models/membership/worker-connections.ts'
 import { Store } from '../models/store.ts'
 import type { CheckpointTask } from '../workers/checkpointer.ts'
 
@@ -32,7 +33,11 @@ export interface BootLog {
 export function openStore(config: Config, log: BootLog, boot = true): Store {
   const store = new Store({ path: config.databasePath, migrationsDir: MIGRATIONS_DIR, synchronous: config.synchronous, migrate: boot })
   if (store.appliedMigrations.length > 0) log.info({ migrations: store.appliedMigrations }, 'migrated the database')
-  if (boot) store.writeNow((models) => models.memberships.disconnectAll())
+  if (boot)
+    store.writeNow((models) => {
+      models.memberships.disconnectAll()
+      workerConnectionsFor(models.db).forgetAll()
+    })
   return store
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { applyTouches, foldTouches, PresenceWrites, type PresenceTouch, type PresenceVerb } from '../../server/cable/channels/presence-writes.ts'
 import { connectable } from '../../server/models/membership/connectable.ts'
+import { workerConnectionsFor } from '../../server/models/membership/worker-connections.ts'
 import { Store } from '../../server/models/store.ts'
 import { loadFixtures, rooms, users } from '../fixtures.ts'
 import { tempStorage } from '../helper.ts'
@@ -127,4 +128,34 @@ test('a touch of a room one is not in finds nothing and changes nothing', async 
   const writes = new PresenceWrites(s)
   assert.deepEqual(await Promise.all([writes.touch('present', rooms.watercooler.id, JZ), writes.touch('present', HQ, JZ)]), [false, true])
   assert.equal(s.read((m) => m.memberships.find(rooms.watercooler.id, JZ)), undefined)
+})
+
+test('a worker’s share of each count is written with the count, and releasing it takes exactly that away', async (t) => {
+  const s = store(t)
+  const one = new PresenceWrites(s)
+  const two = new PresenceWrites(s)
+  one.worker = 1
+  two.worker = 2
+  await Promise.all([one.touch('present', HQ, KEVIN), one.touch('present', HQ, KEVIN), one.touch('present', PETS, KEVIN)])
+  await Promise.all([two.touch('present', HQ, KEVIN), two.touch('refresh', HQ, KEVIN), two.touch('present', rooms.watercooler.id, JZ)])
+  // A tab on worker 1 leaves Pets for HQ and comes back (the fold: one update each).
+  await Promise.all([one.touch('disconnected', PETS, KEVIN), one.touch('present', HQ, KEVIN), one.touch('disconnected', HQ, KEVIN), one.touch('present', PETS, KEVIN)])
+  await one.touch('disconnected', PETS, KEVIN)
+  await one.touch('disconnected', PETS, KEVIN)
+  assert.equal(presenceOf(s, HQ, KEVIN).connections, 3)
+
+  const shares = (worker: number) => s.read((m) => workerConnectionsFor(m.db).of(worker))
+  assert.deepEqual(shares(1), [{ roomId: HQ, userId: KEVIN, connections: 2 }], 'a share that reaches none is gone, and a foreign room is nobody’s')
+  assert.deepEqual(shares(2), [{ roomId: HQ, userId: KEVIN, connections: 1 }], 'a refresh is no tab of its own')
+
+  assert.equal(await s.write((m) => workerConnectionsFor(m.db).release(1)), 1)
+  assert.equal(presenceOf(s, HQ, KEVIN).connections, 1, 'worker 2’s tab stays')
+  assert.notEqual(presenceOf(s, HQ, KEVIN).connected_at, null)
+  assert.deepEqual(shares(1), [])
+  assert.equal(await s.write((m) => workerConnectionsFor(m.db).release(1)), 0, 'nothing is taken twice')
+  assert.equal(presenceOf(s, HQ, KEVIN).connections, 1)
+
+  // One process (no worker number) keeps no shares.
+  await new PresenceWrites(s).touch('present', HQ, KEVIN)
+  assert.deepEqual([...shares(1), ...shares(2)], [{ roomId: HQ, userId: KEVIN, connections: 1 }])
 })

@@ -28,6 +28,9 @@ export async function startCluster(t: TestContext, env: Record<string, string> =
   const redis = await RedisServer.start(t)
   const server = await startServer({ WEB_CONCURRENCY: '2', REDIS_URL: redis.url, CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, DISABLE_SSL: 'true', ...env })
   t.after(() => stopServer(server))
+  // The primary's "Server listening at" comes once every worker has told it so over IPC; a
+  // worker's own line may reach the shared pipe a moment later.
+  await eventually(() => workerPids(server).size === 2, 'every worker to log that it listens')
   return { server, storage, databasePath }
 }
 

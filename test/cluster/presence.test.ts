@@ -29,10 +29,7 @@ test('the connections a worker killed with -9 held are released, and the others 
   const cluster = await startCluster(t)
   const tabs = await tabsInHq(t, cluster)
   const victim = workerPids(cluster.server).get(1)!
-  // A worker reports what it holds to the primary within a turn of the commit; a count committed
-  // in the instant before a kill stays until the membership lapses (server/cluster/held-connections.ts).
-  await new Promise((resolve) => setTimeout(resolve, 500))
-
+  // Killed the instant its last count is committed: its share was committed with it.
   process.kill(victim, 'SIGKILL')
   await eventually(() => tabs.some((tab) => tab.closeCode !== null), 'the killed worker’s tabs to close')
   await new Promise((resolve) => setTimeout(resolve, 200))

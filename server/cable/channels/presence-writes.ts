@@ -1,4 +1,5 @@
 import { connectableFor, type Connectable } from '../../models/membership/connectable.ts'
+import { workerConnectionsFor, type WorkerConnections } from '../../models/membership/worker-connections.ts'
 import type { Store } from '../../models/store.ts'
 
 // What a presence command does to its membership (Membership::Connectable's verbs), plus
@@ -57,9 +58,9 @@ interface Pending {
 // the writer would have run them anyway: they all arrived before it flushes.
 export class PresenceWrites {
   private pending: Pending | null = null
-  // Told of each run of touches once committed, with what each found (a cluster's worker counts
-  // the connections it holds, server/cluster/held-connections.ts).
-  onCommitted: ((touches: readonly PresenceTouch[], found: readonly boolean[]) => void) | null = null
+  // A cluster's worker number: its share of each count is kept with the count
+  // (models/membership/worker-connections.ts), for its supervisor to release if it dies.
+  worker: number | null = null
 
   constructor(private readonly store: Store) {}
 
@@ -71,10 +72,11 @@ export class PresenceWrites {
       started.results = this.store.write((m) => {
         // Once the write runs, later touches start a write of their own.
         if (this.pending === started) this.pending = null
-        return applyTouches(connectableFor(m.db), touches)
+        const found = applyTouches(connectableFor(m.db), touches)
+        if (this.worker !== null) keepShare(workerConnectionsFor(m.db), this.worker, touches, found)
+        return found
       })
       pending = this.pending = started
-      if (this.onCommitted) started.results.then((found) => this.onCommitted?.(touches, found), () => undefined)
       // The run ends at the next microtask checkpoint; touches after it start a new write.
       queueMicrotask(() => {
         if (this.pending === started) this.pending = null
@@ -92,6 +94,14 @@ export function applyTouches(connectable: Connectable, touches: readonly Presenc
     for (const i of update.answers) results[i] = found
   }
   return results
+}
+
+// A worker's share moves with every `present` and `disconnected` that found its membership.
+function keepShare(shares: WorkerConnections, worker: number, touches: readonly PresenceTouch[], found: readonly boolean[]): void {
+  for (let i = 0; i < touches.length; i++) {
+    const { verb, roomId, userId } = touches[i]!
+    if (found[i] && verb !== 'refresh') shares.change(worker, roomId, userId, verb === 'present' ? 1 : -1)
+  }
 }
 
 const perStore = new WeakMap<Store, PresenceWrites>()
