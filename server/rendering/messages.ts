@@ -103,11 +103,27 @@ export type MessageRenderer = ReturnType<typeof createMessageRenderer>
 // Upstream still shows a mention whose signature no longer verifies (after a secret
 // rotation), for User records only; it is display, never authorisation.
 function unverifiedGlobalId(sgid: string): { model: string; id: string } | null {
+  const envelope = parseJsonObject(decodeBase64(sgid.split('--')[0] ?? ''))
+  const rails = envelope?._rails
+  if (typeof rails !== 'object' || rails === null) return null
+  const { data, message } = rails as { data?: unknown; message?: unknown }
+  // Rails 7.1+ signs the GlobalID as JSON data; Rails 7 Marshal-dumped it into `message`. That
+  // dump is never loaded (its signature is not checked): the GlobalID is read out of its bytes.
+  const gid = typeof data === 'string' ? data : typeof message === 'string' ? decodeBase64(message) : ''
+  const match = /gid:\/\/campfire\/(User)\/(\d+)/.exec(gid)
+  return match ? { model: match[1]!, id: match[2]! } : null
+}
+
+// Base64, strict or URL-safe, as text ('' when it is neither).
+function decodeBase64(text: string): string {
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text)) return ''
+  return Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1')
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | null {
   try {
-    const payload = sgid.slice(0, sgid.lastIndexOf('--'))
-    const text = Buffer.from(payload, 'base64').toString('utf8')
-    const match = /gid:\/\/campfire\/(User)\/(\d+)/.exec(text)
-    return match ? { model: match[1]!, id: match[2]! } : null
+    const value = JSON.parse(text) as unknown
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
   } catch {
     return null
   }

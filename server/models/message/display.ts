@@ -9,6 +9,8 @@ export interface Person {
   bio: string | null
   role: number
   updated_at: string
+  // A creator or booster whose user row is gone: no profile and no picture to link to.
+  missing?: true
 }
 
 export interface BoostDisplay {
@@ -47,7 +49,7 @@ function withRow<R extends MessageRow, T extends object>(row: R, shown: T): R & 
 }
 
 // A message whose creator row is gone (upstream's own seed has one) still renders.
-const MISSING_PERSON: Person = { id: 0, name: 'Deleted user', bio: null, role: 0, updated_at: '1970-01-01 00:00:00' }
+const MISSING_PERSON: Person = { id: 0, name: 'Deleted user', bio: null, role: 0, updated_at: '1970-01-01 00:00:00', missing: true }
 
 // Everything a page of messages shows, loaded in a fixed number of queries whatever the
 // page size: bodies, creators, boosts with boosters, attachments, and room names.
