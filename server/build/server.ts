@@ -1,18 +1,22 @@
-// Compiles the server for `npm start`: server/main.ts and each piscina worker become plain
-// JavaScript files in dist/ (packages stay in node_modules), so production runs on node alone,
-// without the TypeScript loader and the memory it holds. Tests and `npm run dev` run the
-// TypeScript sources directly.
+// Compiles the server for `npm start`: server/main.ts, each piscina worker and each admin script
+// (server/admin/*.ts, as dist/admin/<name>.js) become plain JavaScript files in dist/ (packages
+// stay in node_modules), so production runs on node alone, without the TypeScript loader and the
+// memory it holds. Tests and `npm run dev` run the TypeScript sources directly.
 import { build } from 'esbuild'
 import { readdirSync } from 'node:fs'
 import { projectPath } from '../lib/paths.ts'
 
 const workers = readdirSync(projectPath('server', 'workers')).filter((file) => file.endsWith('.ts'))
+const adminScripts = readdirSync(projectPath('server', 'admin')).filter((file) => file.endsWith('.ts'))
 
 const started = performance.now()
 await build({
   entryPoints: [
     { in: projectPath('server', 'main.ts'), out: 'main' },
+    // The container image's command, which runs dist/main.js after it (server/container.ts).
+    { in: projectPath('server', 'container.ts'), out: 'container' },
     ...workers.map((file) => ({ in: projectPath('server', 'workers', file), out: `workers/${file.replace(/\.ts$/, '')}` })),
+    ...adminScripts.map((file) => ({ in: projectPath('server', 'admin', file), out: `admin/${file.replace(/\.ts$/, '')}` })),
   ],
   outdir: projectPath('dist'),
   bundle: true,

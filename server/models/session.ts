@@ -24,6 +24,7 @@ export function sessions(db: Connection) {
   const findByToken = db.prepare<[string], SessionRow>('SELECT id, user_id, token, last_active_at FROM sessions WHERE token = ?')
   const touch = db.prepare('UPDATE sessions SET last_active_at = ?, ip_address = ?, user_agent = ?, updated_at = ? WHERE id = ?')
   const destroyByToken = db.prepare('DELETE FROM sessions WHERE token = ?')
+  const destroyAllOf = db.prepare('DELETE FROM sessions WHERE user_id = ?')
 
   return {
     start(userId: number, ipAddress: string | null, userAgent: string | null): string {
@@ -42,6 +43,11 @@ export function sessions(db: Connection) {
 
     end(token: string): void {
       destroyByToken.run(token)
+    },
+
+    // Signs the person out everywhere; returns how many sessions there were.
+    endAllOf(userId: number): number {
+      return destroyAllOf.run(userId).changes
     },
   }
 }

@@ -18,7 +18,7 @@ const TSX = import.meta.resolve('tsx')
 
 // Each script's options, with the default its usage must show (null: none to show).
 const EXPECTED: Record<string, Record<string, string | null>> = {
-  seed: { force: null, password: 'secret123456' },
+  seed: { force: null, password: 'secret123456', harness: null },
   'seed:users': { out: 'tmp/bench/users', force: null, people: '5000', rooms: '30', messages: '100000', password: 'secret123456' },
   'seed:large': { out: 'tmp/bench/large', force: null, messages: '2000000', password: 'secret123456' },
   'bench:cable': {

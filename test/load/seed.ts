@@ -7,6 +7,7 @@
 //   npm run seed                          refuses a database that already has an account
 //   npm run seed -- --force               deletes the database file and seeds a fresh one
 //   npm run seed -- --password <p>        the password of every person (default secret123456)
+//   npm run seed -- --harness             the verification harness's dataset instead (harness-seed.ts)
 //
 // CAMPFIRE_STORAGE_PATH and RAILS_ENV choose the file, as for the server; labels.json (flat keys as
 // the harness reads them: "rooms.watercooler", "messages.busy_060", …) is written beside it.
@@ -341,20 +342,25 @@ function hasAccount(path: string): boolean {
 }
 
 const OPTIONS = {
-  force: flag('delete the database file (and its -wal, -shm) and seed a fresh one'),
-  password: text('P', 'the password of every person', DEFAULT_PASSWORD),
+  force: flag('delete the database file (and its -wal, -shm; with --harness, the files folder too) and seed a fresh one'),
+  password: text('P', 'the password of every person (with --harness, VERIFICATION_PASSWORD wins when set)', DEFAULT_PASSWORD),
+  harness: flag('seed the verification harness\'s dataset: label-hash fixture ids, every presentation type with real files, bcrypt cost 12'),
 }
 
 const COMMAND = {
   name: 'seed',
   summary: `Fills an empty database with the development dataset (the upstream cast, the busy room
 "All Talk" with busy_001…busy_120, mentions, boosts, unread rooms) and writes labels.json beside
-it. It refuses a database that already has an account, unless --force.`,
+it. It refuses a database that already has an account, unless --force. With --harness it seeds the
+verification harness's dataset instead (test/load/harness-seed.ts), files included.`,
   options: OPTIONS,
-  notes: 'CAMPFIRE_STORAGE_PATH (default storage) and RAILS_ENV choose the database file, as for the server.',
+  notes: `CAMPFIRE_STORAGE_PATH (default storage) and RAILS_ENV choose the database file, as for the server.
+With --harness the files go to <storage>/files, VERIFICATION_PASSWORD is everyone's password (else
+--password), and VERIFICATION_BENDER_TOKEN, VERIFICATION_DEPLOY_TOKEN and VERIFICATION_OLD_TOKEN are
+the bots' tokens (each generated when unset). It needs ffmpeg and ffprobe for its video.`,
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const options = readOptions(COMMAND)
   const config = loadConfig()
   const path = config.databasePath
@@ -363,8 +369,12 @@ function main(): void {
     process.exit(1)
   }
   if (options.force) for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true })
+  // The harness dataset's blobs would be orphans of the deleted database.
+  if (options.force && options.harness) rmSync(config.filesPath, { recursive: true, force: true })
   const store = new Store({ path, migrationsDir: fileURLToPath(new URL('../../migrations', import.meta.url)), synchronous: config.synchronous })
   try {
+    // Loaded only when asked for: it brings sharp and ffmpeg along.
+    if (options.harness) return await (await import('./harness-seed.ts')).seedHarnessCommand(store, config, process.env.VERIFICATION_PASSWORD || options.password)
     const started = performance.now()
     const labels = seedDatabase(store, { secretKeyBase: config.secretKeyBase, password: options.password })
     const labelsPath = join(dirname(path), 'labels.json')
@@ -381,4 +391,10 @@ function main(): void {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main()
+// Not awaited at the top level: harness-seed.ts imports this module back.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  })
+}

@@ -16,13 +16,24 @@ export interface Campfire {
   stop(): Promise<void>
 }
 
+export type TestSeed = 'development' | 'harness'
+
+// Which dataset a browser test gets unless it asks: CAMPFIRE_TEST_SEED=harness runs any of them
+// on the harness-shaped one (`npm run seed -- --harness`), whose labels, rooms and emails are
+// the same names; people's names are upstream's short ones there (David, Jason, JZ, Kevin).
+export function defaultTestSeed(): TestSeed {
+  return process.env.CAMPFIRE_TEST_SEED === 'harness' ? 'harness' : 'development'
+}
+
 // A real server process on a seeded temporary database (the development dataset: David, Jason,
 // JZ, Kevin, the busy "All Talk" room…), restartable on the same port.
 // `settings` adds to the server's environment (say, CAMPFIRE_MAX_UPLOAD_MB).
-export async function startCampfire(t: { after: (fn: () => Promise<void> | void) => void }, settings: Record<string, string> = {}): Promise<Campfire> {
+export async function startCampfire(t: { after: (fn: () => Promise<void> | void) => void }, settings: Record<string, string> = {}, seed: TestSeed = defaultTestSeed()): Promise<Campfire> {
   const storage = mkdtempSync(join(tmpdir(), 'campfire-browser-'))
   const env = { ...settings, CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, DISABLE_SSL: 'true', LOG_LEVEL: 'warn' }
-  execFileSync(process.execPath, ['--import', 'tsx', 'test/load/seed.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'ignore' })
+  const seedArgs = seed === 'harness' ? ['--harness'] : []
+  // The harness seed's password comes from VERIFICATION_PASSWORD; the tests sign in with PASSWORD.
+  execFileSync(process.execPath, ['--import', 'tsx', 'test/load/seed.ts', ...seedArgs], { cwd: ROOT, env: { ...process.env, VERIFICATION_PASSWORD: PASSWORD, ...env }, stdio: 'ignore' })
   const labels = JSON.parse(execFileSync('cat', [join(storage, 'db', 'labels.json')]).toString()) as Record<string, string | number>
   let server: ServerProcess = await startServer({ ...env, LOG_LEVEL: 'info' })
   const port = new URL(server.baseUrl).port

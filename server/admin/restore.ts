@@ -1,0 +1,73 @@
+// `npm run restore BACKUP`: puts a backup folder made by `npm run backup` into an empty storage
+// folder. It never overwrites: when the target already has a database, any stored file or a
+// different secret_key_base, it says so and writes nothing. Everything is checked before the
+// first write, and the database is written last, under a temporary name renamed into place, so
+// a server pointed at a half-restored folder finds no database rather than one without files.
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { storageLocation } from '../config.ts'
+import { listFiles } from '../lib/files.ts'
+import { BackupProblem, copyFiles, integrityOf, megabytes, openReadOnly, readManifest, type Manifest } from './support/backup-folder.ts'
+import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
+
+const NAME = 'restore'
+
+const { values, positionals } = readCommandLine({
+  name: NAME,
+  arguments: 'BACKUP',
+  positionals: { min: 1, max: 1 },
+  summary: [
+    'Restores BACKUP (a campfire-backup-… folder made by `npm run backup`) into an empty storage',
+    'folder: the database as <storage>/db/<RAILS_ENV>.sqlite3, the files into <storage>/files, and',
+    'secret_key_base when the backup has one. Refuses, writing nothing, when the storage folder',
+    'already has that database, any stored file, or a different secret_key_base.',
+  ].join('\n'),
+  options: {
+    to: { type: 'string', value: 'DIR', description: 'the storage folder to restore into (default CAMPFIRE_STORAGE_PATH, else ./storage)' },
+  },
+  notes: STORAGE_NOTES + '\nStop the server using the storage folder first; start it again once the restore is done.',
+})
+
+const backup = resolve(positionals[0]!)
+let manifest: Manifest
+try {
+  manifest = readManifest(backup)
+} catch (error) {
+  if (error instanceof BackupProblem) fail(NAME, error.message)
+  throw error
+}
+
+const backupSecret = join(backup, 'secret_key_base')
+if (manifest.secretKeyBase && !existsSync(backupSecret)) fail(NAME, `${backup} should hold secret_key_base and does not; nothing was written`)
+
+const target = storageLocation(values.to === undefined ? process.env : { ...process.env, CAMPFIRE_STORAGE_PATH: values.to })
+const problems = [
+  ...['', '-wal', '-shm', '-journal'].map((suffix) => target.databasePath + suffix).filter((path) => existsSync(path)).map((path) => `${path} exists`),
+  ...(listFiles(target.filesPath).length > 0 ? [`${target.filesPath} is not empty`] : []),
+  ...(manifest.secretKeyBase && existsSync(target.secretKeyBasePath) && !sameContent(target.secretKeyBasePath, backupSecret) ? [`${target.secretKeyBasePath} holds a different secret`] : []),
+]
+if (problems.length > 0) fail(NAME, `refusing to overwrite ${target.storagePath}: ${problems.join('; ')}. Nothing was written; restore into an empty storage folder.`)
+
+const database = openReadOnly(join(backup, manifest.database))
+const integrity = integrityOf(database)
+database.close()
+if (integrity !== 'ok') fail(NAME, `${join(backup, manifest.database)} fails PRAGMA integrity_check (${integrity}); nothing was written`)
+
+const incoming = join(target.storagePath, 'db', `.${target.environment}.sqlite3.restoring`)
+try {
+  mkdirSync(join(target.storagePath, 'db'), { recursive: true })
+  const files = copyFiles(join(backup, 'files'), target.filesPath)
+  if (manifest.secretKeyBase && !existsSync(target.secretKeyBasePath)) copyFileSync(backupSecret, target.secretKeyBasePath)
+  copyFileSync(join(backup, manifest.database), incoming)
+  renameSync(incoming, target.databasePath)
+  const renamed = manifest.environment === target.environment ? '' : ` (backed up as RAILS_ENV=${manifest.environment})`
+  process.stdout.write(`Restored the backup of ${manifest.createdAt} into ${target.storagePath}: ${target.databasePath}${renamed} and ${files.count} files (${megabytes(files.bytes)})${manifest.secretKeyBase ? ' and secret_key_base' : ''}\n`)
+  if (!manifest.secretKeyBase) process.stdout.write('The backup has no secret_key_base: start the server with the SECRET_KEY_BASE it ran with, or everyone is signed out.\n')
+} catch (error) {
+  rmSync(incoming, { force: true })
+  fail(NAME, `${(error as Error).message}; the database was not put in place`)
+}
+
+function sameContent(a: string, b: string): boolean {
+  return readFileSync(a, 'utf8').trim() === readFileSync(b, 'utf8').trim()
+}

@@ -1,0 +1,55 @@
+// The container image's command (the Dockerfile's CMD): the server as `npm start` runs it, plus
+// what an image has to bring along. It makes the storage folders that are mounted or kept
+// (db/, files/, logs/ under CAMPFIRE_STORAGE_PATH), and when WEB_CONCURRENCY asks for several
+// workers and REDIS_URL is unset, it starts a redis-server beside them (local-redis.ts) and
+// gives them its socket, as upstream's image runs Redis beside Rails. Then server/main.ts runs
+// as always; on SIGTERM it stops the workers, and the redis-server is stopped as it exits.
+// A cluster's workers run this file too (cluster.fork runs the primary's script): they go
+// straight to the server.
+import cluster from 'node:cluster'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { startLocalRedis } from './cluster/local-redis.ts'
+import { primaryLog } from './cluster/log.ts'
+import { storageLocation, type LogLevel } from './config.ts'
+
+const STORAGE_FOLDERS = ['db', 'files', 'logs']
+const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+if (cluster.isPrimary) {
+  const log = primaryLog(logLevel())
+  const { storagePath } = storageLocation()
+  for (const folder of STORAGE_FOLDERS) {
+    try {
+      mkdirSync(join(storagePath, folder), { recursive: true })
+    } catch (error) {
+      log.warn({}, `cannot make ${join(storagePath, folder)}: ${(error as Error).message}`)
+    }
+  }
+  if (needsLocalRedis()) {
+    try {
+      const redis = await startLocalRedis(process.env.REDIS_SERVER_PATH || 'redis-server', log)
+      process.env.REDIS_URL = redis.url
+      process.once('exit', () => redis.stop())
+      log.info({ redis: redis.pid }, `started a local redis-server for the ${process.env.WEB_CONCURRENCY} workers at ${redis.url}`)
+    } catch (error) {
+      log.error({}, `Campfire cannot start: ${(error as Error).message}`)
+      process.exit(78)
+    }
+  }
+}
+
+// The compiled file (dist/container.js) runs dist/main.js beside it; from the sources, main.ts.
+await import(new URL(import.meta.url.endsWith('.ts') ? './main.ts' : './main.js', import.meta.url).href)
+
+// Several workers and no Redis named: the case server/config.ts refuses, which this file answers.
+function needsLocalRedis(): boolean {
+  const workers = Number(process.env.WEB_CONCURRENCY?.trim() || '1')
+  return Number.isInteger(workers) && workers > 1 && workers <= 64 && !process.env.REDIS_URL?.trim()
+}
+
+// The level the server will log at; the server itself refuses a wrong one.
+function logLevel(): LogLevel {
+  const level = (process.env.LOG_LEVEL || process.env.RAILS_LOG_LEVEL || 'info').toLowerCase() as LogLevel
+  return LEVELS.includes(level) ? level : 'info'
+}
