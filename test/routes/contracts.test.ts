@@ -6,15 +6,15 @@ import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import BetterSqlite3 from 'better-sqlite3'
 import { gzipSync } from 'node:zlib'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { buildTestApp } from '../helper.ts'
 import { busyLabel, seedDatabase, type SeedLabels } from '../load/seed.ts'
+import { excerpt, harnessGet, harnessLogin, HARNESS_HOST as HOST, validateRoute as validateHarnessRoute } from '../support/harness-client.ts'
 import {
   auditWrites, checkResponse, expectedWindows, fromInject, harnessUrlencode, postRequest, prepareContract, preparePostContract, reasonOf, scrape, writeMark,
   type Acknowledgement, type Expectations, type RouteKind,
 } from '../support/harness-validator.ts'
 
-const HOST = '127.0.0.1:25130'
 
 interface Seeded {
   app: FastifyInstance
@@ -36,50 +36,9 @@ async function seeded(t: TestContext): Promise<Seeded> {
   return { app, db, labels, cookie, expected }
 }
 
-// `loadgen login`: GET /session/new, then POST /session with the jar; every Set-Cookie is kept.
-async function harnessLogin(app: FastifyInstance, email: string, password: string): Promise<string> {
-  const jar = new Map<string, string>()
-  const keep = (response: LightMyRequestResponse) => {
-    const setCookie = response.headers['set-cookie']
-    for (const line of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
-      const pair = line.split(';')[0]!
-      const at = pair.indexOf('=')
-      if (at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1))
-    }
-  }
-  const cookieHeader = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ')
-  keep(await app.inject({ method: 'GET', url: '/session/new', headers: { host: HOST } }))
-  const response = await app.inject({
-    method: 'POST',
-    url: '/session',
-    headers: { host: HOST, cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
-    payload: `email_address=${harnessUrlencode(email)}&password=${harnessUrlencode(password)}`,
-  })
-  keep(response)
-  assert.equal(response.statusCode, 302, `login failed: ${response.statusCode}`)
-  assert.ok(jar.has('session_token'), 'login sets session_token')
-  return cookieHeader()
-}
-
-// `loadgen http`: host, cookie and Accept-Encoding only; no Accept header.
-function harnessGet(app: FastifyInstance, cookie: string, url: string, gzip = true) {
-  return app.inject({ method: 'GET', url, headers: { host: HOST, cookie, 'accept-encoding': gzip ? 'gzip' : 'identity' } })
-}
-
-// The preflight on one gzip-negotiated response, then the load check on it and on fresh responses
-// with and without gzip (the app may answer identity either way).
-async function validateRoute(s: Seeded, kind: Exclude<RouteKind, 'post_message'>, url: string) {
-  const first = await harnessGet(s.app, s.cookie, url)
-  const { contract, failures } = prepareContract(kind, fromInject(first), s.db, s.expected, s.labels.rooms.watercooler)
-  assert.deepEqual(failures, [], `${kind} preflight: ${excerpt(first)}`)
-  for (const [label, response] of [['preflight response', first], ['gzip', await harnessGet(s.app, s.cookie, url)], ['identity', await harnessGet(s.app, s.cookie, url, false)]] as const) {
-    assert.deepEqual(checkResponse(contract!, fromInject(response)).failures, [], `${kind} (${label})`)
-  }
-  return contract!
-}
-
-function excerpt(response: LightMyRequestResponse): string {
-  return `${response.statusCode} ${response.headers['content-type']} ${JSON.stringify(response.body.slice(0, 200))}`
+// The preflight and the load check of one route (support/harness-client.ts), on this dataset.
+function validateRoute(s: Seeded, kind: Exclude<RouteKind, 'post_message'>, url: string) {
+  return validateHarnessRoute(s.app, s.cookie, s.db, s.expected, s.labels.rooms.watercooler, kind, url)
 }
 
 const busyIds = (labels: SeedLabels, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => BigInt(labels.messages[busyLabel(from + i)]!))
