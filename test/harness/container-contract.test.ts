@@ -1,8 +1,9 @@
 // The container image under the benchmark harness (harness.md §1.2, §2, §7.1), without a container
 // engine: the server is started as the Dockerfile's default command starts it (the same program
 // and flags, the image's environment, then the harness's reference.env, from a file), on storage
-// laid out as the harness mounts it, on a seed edited with the host's sqlite3 as the harness edits
-// it. Readiness is polled as the harness polls it, db/ is opened to every user while the server
+// laid out as the harness mounts it, on the harness-shaped seed (its ids, labels, push
+// subscriptions, webhooks and files), which lacks our newest migrations and is edited with the
+// host's sqlite3 as the harness edits it. Readiness is polled as the harness polls it, db/ is opened to every user while the server
 // runs, then the route contracts are checked, posts are made and the write audit reads the live
 // WAL database with the sqlite3 command. With WEB_CONCURRENCY=3 and no REDIS_URL, the image's
 // entry point starts a redis-server of its own: a post on one worker shows on the others, and
@@ -10,7 +11,7 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
-import { createECDH, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -19,8 +20,9 @@ import BetterSqlite3 from 'better-sqlite3'
 import webpush from 'web-push'
 import { findProgram } from '../../server/build/debian-package.ts'
 import { REDIS_SERVER_PATH } from '../../server/build/redis.ts'
+import { readMigrations } from '../../server/models/database.ts'
 import { Store } from '../../server/models/store.ts'
-import { seedDatabase, type SeedLabels } from '../load/seed.ts'
+import { seedHarness, type HarnessLabels } from '../load/harness-seed.ts'
 import { HttpClient, isFailure, type Answer, type RequestSpec } from '../load/support/http.ts'
 import { readDockerfile, type ImageRecipe } from '../support/dockerfile.ts'
 import {
@@ -43,7 +45,7 @@ interface Run {
   storage: string
   db: string
   envFile: string
-  labels: SeedLabels
+  labels: HarnessLabels
   password: string
   initialMaxId: number
   hqCount: number
@@ -89,9 +91,32 @@ function readEnvFile(path: string): Record<string, string> {
   return env
 }
 
-// The seed: the development dataset with the run's password and secret, one push subscription
-// per person and a webhook for the bot (the harness seed has both), checkpointed as bin/seed leaves it.
-function seedRun(t: TestContext, env: Record<string, string>): Run {
+// The harness's seed is made by Rails and lacks our additive migrations. The run's copy has the
+// newest ones undone (005-007: two indexes and a table), so the start has to apply them again
+// before /up answers.
+const LATEST_MIGRATION = Math.max(...readMigrations(join(ROOT, 'migrations')).map((migration) => migration.version))
+const UNDONE_TO = 4
+const UNDO_MIGRATIONS = `DROP INDEX campfire_index_rooms_on_created_at_and_id;
+  DROP INDEX campfire_index_users_on_status_and_created_at;
+  DROP TABLE campfire_worker_connections;
+  PRAGMA user_version = ${UNDONE_TO};`
+
+// labels.json's values: ids, and the strings (emails, tokens) beside them.
+function labelId(labels: HarnessLabels, key: string): number {
+  const value = labels[key]
+  assert.equal(typeof value, 'number', `labels.json has ${key}`)
+  return value as number
+}
+
+function labelText(labels: HarnessLabels, key: string): string {
+  const value = labels[key]
+  assert.equal(typeof value, 'string', `labels.json has ${key}`)
+  return value as string
+}
+
+// The seed: the harness-shaped dataset with the run's password, bot tokens and secret, its blobs
+// under files/, checkpointed as bin/seed leaves it; then the harness's own edits with sqlite3.
+async function seedRun(t: TestContext, env: Record<string, string>): Promise<Run> {
   const root = mkdtempSync(join(tmpdir(), 'campfire-container-'))
   t.after(() => rmSync(root, { recursive: true, force: true }))
   // The harness's sqlite3 runs as another user: it must reach the run directory.
@@ -101,36 +126,38 @@ function seedRun(t: TestContext, env: Record<string, string>): Run {
   chmodSync(storage, 0o755)
   const db = join(storage, 'db', 'production.sqlite3')
   const store = new Store({ path: db, migrationsDir: join(ROOT, 'migrations') })
-  let labels: SeedLabels
+  let labels: HarnessLabels
   try {
-    labels = seedDatabase(store, { secretKeyBase: env.SECRET_KEY_BASE!, password: env.VERIFICATION_PASSWORD!, cost: 12 })
+    labels = await seedHarness(store, {
+      secretKeyBase: env.SECRET_KEY_BASE!, filesPath: join(storage, 'files'), password: env.VERIFICATION_PASSWORD!, cost: 12,
+      botTokens: { bender: env.VERIFICATION_BENDER_TOKEN, deploy_bot: env.VERIFICATION_DEPLOY_TOKEN, old_bot: env.VERIFICATION_OLD_TOKEN },
+    })
+    store.writeDb.pragma('wal_checkpoint(TRUNCATE)')
   } finally {
     store.close()
   }
+  assert.ok(readdirSync(join(storage, 'files')).length > 0, 'the seed\'s blobs are under files/')
   const sql = (script: string) => execFileSync('sqlite3', ['-init', '/dev/null', '-cmd', '.timeout 10000', db], { input: script, encoding: 'utf8' })
-  const subscriptions = Object.values(labels.users).map((userId, i) => {
-    const p256dh = createECDH('prime256v1')
-    p256dh.generateKeys()
-    return `(${userId}, 'https://updates.push.services.mozilla.com/wpush/v2/seed${i}', '${p256dh.getPublicKey('base64url')}', '${randomBytes(16).toString('base64url')}', 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0', '2026-03-01 12:00:00.000000', '2026-03-01 12:00:00.000000')`
-  })
-  sql(`INSERT INTO push_subscriptions (user_id, endpoint, p256dh_key, auth_key, user_agent, created_at, updated_at) VALUES ${subscriptions.join(', ')};
-       INSERT INTO webhooks (user_id, url, created_at, updated_at) VALUES (${labels.users.bender}, 'https://bots.example.com/bender', '2026-03-01 12:00:00.000000', '2026-03-01 12:00:00.000000');
-       PRAGMA wal_checkpoint(TRUNCATE);`)
+  const value = (query: string) => Number(sql(`${query};`).trim())
+  sql(UNDO_MIGRATIONS)
+  assert.equal(value('PRAGMA user_version'), UNDONE_TO)
 
   // compare.rb, before start: the closed port 9 for every push and webhook, then the sanity checks.
+  const pushes = value('SELECT COUNT(*) FROM push_subscriptions')
+  const hooks = value('SELECT COUNT(*) FROM webhooks')
+  assert.ok(pushes >= 1 && hooks >= 1, `the seed has push subscriptions (${pushes}) and webhooks (${hooks}) to rewrite`)
   sql(`UPDATE push_subscriptions SET endpoint = 'https://127.0.0.1:9/push/' || id;
        UPDATE webhooks SET url = 'http://127.0.0.1:9/hook/' || id;`)
-  const value = (query: string) => Number(sql(`${query};`).trim())
-  const watercooler = value(`SELECT COUNT(*) FROM messages WHERE room_id = ${labels.rooms.watercooler}`)
+  assert.equal(value("SELECT COUNT(*) FROM push_subscriptions WHERE endpoint = 'https://127.0.0.1:9/push/' || id"), pushes)
+  assert.equal(value("SELECT COUNT(*) FROM webhooks WHERE url = 'http://127.0.0.1:9/hook/' || id"), hooks)
+  const watercooler = value(`SELECT COUNT(*) FROM messages WHERE room_id = ${labelId(labels, 'rooms.watercooler')}`)
   assert.ok(watercooler > 50, `the busy room has ${watercooler} messages; the harness wants more than 50`)
-  assert.equal(sql("SELECT COUNT(*) FROM push_subscriptions WHERE endpoint NOT LIKE 'https://127.0.0.1:9/push/%';").trim(), '0')
-  assert.equal(sql("SELECT COUNT(*) FROM webhooks WHERE url NOT LIKE 'http://127.0.0.1:9/hook/%';").trim(), '0')
 
   const envFile = join(root, 'reference.env')
   writeFileSync(envFile, Object.entries(env).map(([key, v]) => `${key}=${v}\n`).join(''), { mode: 0o600 })
   return {
     root, storage, db, envFile, labels, password: env.VERIFICATION_PASSWORD!,
-    initialMaxId: value('SELECT MAX(id) FROM messages'), hqCount: value(`SELECT COUNT(*) FROM messages WHERE room_id = ${labels.rooms.hq}`),
+    initialMaxId: value('SELECT MAX(id) FROM messages'), hqCount: value(`SELECT COUNT(*) FROM messages WHERE room_id = ${labelId(labels, 'rooms.hq')}`),
   }
 }
 
@@ -387,10 +414,13 @@ test("the image's command serves the harness's contract on storage laid out as i
   assert.ok(findProgram(REDIS_SERVER_PATH), `${REDIS_SERVER_PATH} is missing: install Debian's redis-server (apt-get install -y redis-server), as npm test's pretest does where it can`)
 
   const env = referenceEnv(await freePort(), await freePort())
-  const run = seedRun(t, env)
+  const run = await seedRun(t, env)
   const server = await startAsImage(t, recipe, run)
   const { labels } = run
-  const hq = labels.rooms.hq
+  const id = (key: string) => labelId(labels, key)
+  const text = (key: string) => labelText(labels, key)
+  const hq = id('rooms.hq')
+  const watercooler = id('rooms.watercooler')
 
   server.openDatabaseFolder()
   for (const file of readdirSync(join(run.storage, 'db'))) assert.equal(statSync(join(run.storage, 'db', file)).mode & 0o666, 0o666, `${file} is open to every user`)
@@ -399,7 +429,7 @@ test("the image's command serves the harness's contract on storage laid out as i
   const preflight = new BetterSqlite3(run.db, { readonly: true, fileMustExist: true })
   preflight.pragma('busy_timeout = 10000')
   t.after(() => preflight.close())
-  const expected: Expectations = expectedWindows(preflight, { watercooler: labels.rooms.watercooler, hq, busy060: labels.messages.busy_060!, davidEmail: labels.emails.david! })
+  const expected: Expectations = expectedWindows(preflight, { watercooler, hq, busy060: id('messages.busy_060'), davidEmail: text('emails.david') })
 
   const client = new HttpClient(server.baseUrl, 16)
   t.after(() => client.close())
@@ -415,8 +445,14 @@ test("the image's command serves the harness's contract on storage laid out as i
     assert.match(redis[0]!.cmdline, /unixsocket:\/.*\/redis\.sock/, 'on a Unix socket, never a port of the host network')
   })
 
+  await t.test('/up answers 200 within 90 s on a seed that needs migrations, and the start has applied them', () => {
+    assert.deepEqual(reader.pragma('user_version'), [{ user_version: LATEST_MIGRATION }])
+    const names = reader.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'campfire_%' AND type IN ('index', 'table')").pluck().all()
+    for (const name of ['campfire_index_rooms_on_created_at_and_id', 'campfire_index_users_on_status_and_created_at', 'campfire_worker_connections']) assert.ok(names.includes(name), `${name} is back`)
+  })
+
   await t.test('the harness signs in with the seeded password', async () => {
-    cookie = await harnessLogin(client, labels.emails.david!, run.password)
+    cookie = await harnessLogin(client, text('emails.david'), run.password)
   })
 
   const get = (path: string, gzip = true, on = client) => send(on, { path, headers: { cookie, 'accept-encoding': gzip ? 'gzip' : 'identity' } })
@@ -424,7 +460,7 @@ test("the image's command serves the harness's contract on storage laid out as i
   // The preflight on one gzip response, then the load check on it and on fresh ones, gzip and not.
   const validateRoute = async (kind: Exclude<RouteKind, 'post_message'>, path: string): Promise<Contract> => {
     const first = await get(path)
-    const { contract, failures } = prepareContract(kind, wire(first), preflight, expected, labels.rooms.watercooler)
+    const { contract, failures } = prepareContract(kind, wire(first), preflight, expected, watercooler)
     assert.deepEqual(failures, [], `${kind} preflight: ${excerpt(first)}`)
     for (const [label, answer] of [['preflight response', first], ['gzip', await get(path)], ['identity', await get(path, false)]] as const) {
       assert.deepEqual(checkResponse(contract!, wire(answer)).failures, [], `${kind} (${label})`)
@@ -433,14 +469,14 @@ test("the image's command serves the harness's contract on storage laid out as i
   }
 
   await t.test('every read route passes its route contract', async () => {
-    await validateRoute('room_show', `/rooms/${labels.rooms.watercooler}`)
-    await validateRoute('messages_page', `/rooms/${labels.rooms.watercooler}/messages?before=${labels.messages.busy_060}`)
+    await validateRoute('room_show', `/rooms/${watercooler}`)
+    await validateRoute('messages_page', `/rooms/${watercooler}/messages?before=${id('messages.busy_060')}`)
     await validateRoute('sidebar', '/users/me/sidebar')
     const search = await validateRoute('search', '/searches?q=coffee')
     assert.ok(search.messageIds!.length > 0)
-    await validateRoute('avatar', `/users/${labels.avatar_tokens.jason}/avatar`)
+    await validateRoute('avatar', `/users/${text('avatar_tokens.jason')}/avatar`)
     // `loadgen scrape`: the first stylesheet of the room page and the sidebar, fetched without Accept-Encoding.
-    const scraped = scrape((await send(client, { path: `/rooms/${labels.rooms.watercooler}`, headers: { cookie } })).body.toString() + (await send(client, { path: '/users/me/sidebar', headers: { cookie } })).body.toString())
+    const scraped = scrape((await send(client, { path: `/rooms/${watercooler}`, headers: { cookie } })).body.toString() + (await send(client, { path: '/users/me/sidebar', headers: { cookie } })).body.toString())
     assert.ok(scraped.css, 'a /assets/….css href')
     await validateRoute('static_css', scraped.css!)
     await validateRoute('up', '/up')
@@ -464,7 +500,7 @@ test("the image's command serves the harness's contract on storage laid out as i
     await Promise.all(Array.from({ length: 16 }, (_, i) => post(8 + i)))
     assert.deepEqual(auditWrites(reader.asDatabase(), { roomId: hq, ...mark, acknowledged }), [])
     // The same audit, through the same reader, fails a write that was acknowledged but is not there.
-    assert.notDeepEqual(auditWrites(reader.asDatabase(), { roomId: hq, ...mark, acknowledged: [...acknowledged.slice(1), { id: labels.messages.busy_001, token: 'bench write ffff' }] }), [])
+    assert.notDeepEqual(auditWrites(reader.asDatabase(), { roomId: hq, ...mark, acknowledged: [...acknowledged.slice(1), { id: id('messages.busy_001'), token: 'bench write ffff' }] }), [])
   })
 
   await t.test('a post answered by one worker shows on the pages every other worker serves', async () => {
@@ -507,16 +543,17 @@ test("the image's command serves the harness's contract on storage laid out as i
         headers: { cookie: as, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/vnd.turbo-stream.html, text/html, application/xhtml+xml', 'sec-fetch-site': 'same-origin' },
         body: `message%5Bbody%5D=${harnessUrlencode(body)}&message%5Bclient_message_id%5D=${hex(8)}`,
       })
-    // David writes to Kevin, who is away and subscribed: his push goes to https://127.0.0.1:9.
+    // David writes to Kevin, who is away and subscribed: his push to https://127.0.0.1:9 is refused
+    // (not a push service's host) without holding the answer up.
     const pushed = performance.now()
-    const toKevin = await write(client, cookie, labels.rooms.david_and_kevin, 'are you there?')
+    const toKevin = await write(client, cookie, id('rooms.david_and_kevin'), 'are you there?')
     assert.equal(toKevin.status, 200, excerpt(toKevin))
     assert.ok(performance.now() - pushed < 5000, 'answered without waiting for the push')
     // Kevin writes to Bender, whose webhook is http://127.0.0.1:9/hook/<id>: refused, and logged.
     const kevin = new HttpClient(server.baseUrl, 1)
     t.after(() => kevin.close())
-    const kevinCookie = await harnessLogin(kevin, labels.emails.kevin!, run.password)
-    const toBender = await write(kevin, kevinCookie, labels.rooms.bender_and_kevin, 'deploy please')
+    const kevinCookie = await harnessLogin(kevin, text('emails.kevin'), run.password)
+    const toBender = await write(kevin, kevinCookie, id('rooms.bender_and_kevin'), 'deploy please')
     assert.equal(toBender.status, 200, excerpt(toBender))
     const deadline = Date.now() + 15_000
     while (!server.output().includes('webhook delivery failed') && Date.now() < deadline) await sleep(100)
