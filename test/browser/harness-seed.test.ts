@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { chromiumAvailable, launchBrowser, openTab, signIn, waitUntilLive, type Tab } from './support/browser.ts'
+import { chromiumAvailable, launchBrowser, openTab, screenshot, signIn, waitUntilLive, type Tab } from './support/browser.ts'
 import { startCampfire, type Campfire } from './support/campfire.ts'
 import { grayPng } from '../support/images.ts'
 
@@ -47,6 +47,7 @@ describe('the harness seed in a real browser', { skip: !chromiumAvailable() && '
       await waitUntilLive(page)
       await page.waitForLoadState('networkidle')
       assert.deepEqual(await brokenImages(page), [], `pictures in ${room}`)
+      if (room === 'broken') await screenshot(page, 'harness-broken-desktop-light')
     }
     assert.deepEqual(david.problems, [])
   })
@@ -66,6 +67,7 @@ describe('the harness seed in a real browser', { skip: !chromiumAvailable() && '
     assert.equal(await message('mention').locator('.mention').count(), 1)
     assert.equal(await message('mention_marshal').locator('.mention').count(), 1, 'the Rails 7 mention of David')
     assert.deepEqual(await brokenImages(page), [])
+    await screenshot(page, 'harness-designers-desktop-light')
     assert.deepEqual(david.problems.slice(seen), [])
   })
 })
