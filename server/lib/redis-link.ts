@@ -38,8 +38,8 @@ const MAX_PENDING_BYTES = 64 * 1024 * 1024
 const COMMAND_TIMEOUT_MS = 1000
 const CLOSE_GRACE_MS = 1000
 
-// unix:///run/redis.sock: a Redis on this host through its Unix socket, which costs a publish
-// about a third less CPU than loopback TCP (node-redis takes such a socket as a path, not a URL).
+// unix:///run/redis.sock: a Redis on this host through its Unix socket, so that a redis-server
+// beside the workers needs no port (node-redis takes such a socket as a path, not a URL).
 export function unixSocketPath(url: string): string | null {
   return url.startsWith('unix://') ? decodeURIComponent(url.slice('unix://'.length)) : null
 }
