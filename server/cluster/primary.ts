@@ -120,7 +120,8 @@ class Supervisor {
 
   private died(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
     if (slot.worker === worker) slot.worker = null
-    this.release(slot)
+    // The restart waits for the release: the new worker's shares go under the same number.
+    const released = this.release(slot)
     const details = { worker: slot.id, workerPid: worker.process.pid, code, signal }
     if (this.stopping) return this.log.info(details, `worker ${slot.id} stopped`)
     if (!this.ready) {
@@ -130,13 +131,16 @@ class Supervisor {
     const upMs = Date.now() - slot.startedAt
     slot.restartMs = upMs >= STEADY_AFTER_MS ? FIRST_RESTART_MS : Math.min(slot.restartMs * 2 || FIRST_RESTART_MS, LONGEST_RESTART_MS)
     this.log.error({ ...details, restartInMs: slot.restartMs }, `worker ${slot.id} died (${signal ?? `exit code ${code}`}); restarting it`)
-    slot.restart = setTimeout(() => this.fork(slot), slot.restartMs)
+    const restartMs = slot.restartMs
+    void released.then(() => {
+      if (!this.stopping) slot.restart = setTimeout(() => this.fork(slot), restartMs)
+    })
   }
 
   // The dead worker's tabs are gone: each membership loses the connections it held, as kept
   // beside the counts in the worker's own transactions.
-  private release(slot: Slot): void {
-    this.store
+  private release(slot: Slot): Promise<void> {
+    return this.store
       .write((m) => workerConnectionsFor(m.db).release(slot.id))
       .then((memberships) => {
         if (memberships > 0) this.log.info({ worker: slot.id, memberships }, `released the presence worker ${slot.id} held`)
