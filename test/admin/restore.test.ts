@@ -103,6 +103,13 @@ test('restore refuses a folder that is not a finished backup', async (t) => {
   assert.equal(result.code, 1)
   assert.match(result.stderr, /is not a finished backup: it has no manifest\.json/)
   assert.deepEqual(readdirSync(join(storage, '..')), [])
+
+  // A manifest naming a database outside the backup folder is refused before anything is read.
+  writeFileSync(join(notABackup, 'manifest.json'), JSON.stringify({ format: 1, database: '../../outside.sqlite3', environment: 'production', secretKeyBase: false }))
+  const escaping = await runAdmin('restore', [notABackup], { CAMPFIRE_STORAGE_PATH: storage })
+  assert.equal(escaping.code, 1)
+  assert.match(escaping.stderr, /names its database as "\.\.\/\.\.\/outside\.sqlite3", not db\/<env>\.sqlite3/)
+  assert.deepEqual(readdirSync(join(storage, '..')), [])
 })
 
 test('restore --help and -h print the usage and write nothing', async (t) => {

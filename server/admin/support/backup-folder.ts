@@ -41,6 +41,8 @@ export function readManifest(folder: string): Manifest {
     throw new BackupProblem(`${path} cannot be read (${(error as Error).message})`)
   }
   if (manifest.format !== 1 || typeof manifest.database !== 'string') throw new BackupProblem(`${path} is not a backup manifest this version reads`)
+  // The database is always db/<env>.sqlite3 inside the backup: never a path out of it.
+  if (!/^db\/[A-Za-z0-9_-]+\.sqlite3$/.test(manifest.database)) throw new BackupProblem(`${path} names its database as "${manifest.database}", not db/<env>.sqlite3`)
   if (!existsSync(join(folder, manifest.database))) throw new BackupProblem(`${folder} has no ${manifest.database}`)
   return manifest
 }
