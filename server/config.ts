@@ -107,7 +107,7 @@ export function loadConfig(env: Env = process.env): Config {
     revision: env.GIT_REVISION || env.APP_VERSION || '0',
     vapid: vapid.keys,
     vapidProblem: vapid.problem,
-    logLevel: readLogLevel(env.LOG_LEVEL || env.RAILS_LOG_LEVEL),
+    logLevel: readLogLevel(env),
     synchronous: readSynchronous(env.CAMPFIRE_SYNCHRONOUS),
     passwordWorkers: readPositive(env.JOB_CONCURRENCY, 2),
     cache: readCache(env),
@@ -122,13 +122,19 @@ export function loadConfig(env: Env = process.env): Config {
 // One process needs nothing else; several share their broadcasts through Redis, so asking for
 // them without REDIS_URL is refused at boot rather than giving each worker its own island.
 function readProcesses(env: Env): { webConcurrency: number; redisUrl: string | null } {
-  const raw = env.WEB_CONCURRENCY?.trim() ?? ''
-  const webConcurrency = raw === '' ? 1 : Number(raw)
-  if (!Number.isInteger(webConcurrency) || webConcurrency < 1 || webConcurrency > 64) throw new ConfigError(`WEB_CONCURRENCY must be a whole number from 1 to 64, got "${raw}"`)
+  const webConcurrency = readWebConcurrency(env)
   const redisUrl = env.REDIS_URL?.trim() || null
   if (redisUrl !== null && !/^(rediss?:\/\/[^\s]+|unix:\/\/\/[^\s]+)$/.test(redisUrl)) throw new ConfigError(`REDIS_URL must be a redis://, rediss:// or unix:///<socket path> URL, got "${redisUrl}"`)
   if (webConcurrency > 1 && redisUrl === null) throw new ConfigError(`WEB_CONCURRENCY=${webConcurrency} needs REDIS_URL: worker processes share their broadcasts through Redis (unset WEB_CONCURRENCY, or set it to 1, to run one process with no other service)`)
   return { webConcurrency, redisUrl }
+}
+
+// WEB_CONCURRENCY alone (the container's entry point reads it before the rest of the config).
+export function readWebConcurrency(env: Env = process.env): number {
+  const raw = env.WEB_CONCURRENCY?.trim() ?? ''
+  const webConcurrency = raw === '' ? 1 : Number(raw)
+  if (!Number.isInteger(webConcurrency) || webConcurrency < 1 || webConcurrency > 64) throw new ConfigError(`WEB_CONCURRENCY must be a whole number from 1 to 64, got "${raw}"`)
+  return webConcurrency
 }
 
 function readCache(env: Env): CacheConfig {
@@ -208,7 +214,8 @@ function readPositive(value: string | undefined, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback
 }
 
-function readLogLevel(value: string | undefined): LogLevel {
+export function readLogLevel(env: Env = process.env): LogLevel {
+  const value = env.LOG_LEVEL || env.RAILS_LOG_LEVEL
   const level = (value || 'info').toLowerCase() as LogLevel
   if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`)
   return level

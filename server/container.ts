@@ -11,10 +11,9 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startLocalRedis } from './cluster/local-redis.ts'
 import { primaryLog } from './cluster/log.ts'
-import { storageLocation, type LogLevel } from './config.ts'
+import { readLogLevel, readWebConcurrency, storageLocation, type LogLevel } from './config.ts'
 
 const STORAGE_FOLDERS = ['db', 'files', 'logs']
-const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 if (cluster.isPrimary) {
   const log = primaryLog(logLevel())
@@ -43,13 +42,20 @@ if (cluster.isPrimary) {
 await import(new URL(import.meta.url.endsWith('.ts') ? './main.ts' : './main.js', import.meta.url).href)
 
 // Several workers and no Redis named: the case server/config.ts refuses, which this file answers.
+// A value the config refuses is left for the server to report.
 function needsLocalRedis(): boolean {
-  const workers = Number(process.env.WEB_CONCURRENCY?.trim() || '1')
-  return Number.isInteger(workers) && workers > 1 && workers <= 64 && !process.env.REDIS_URL?.trim()
+  return orElse(readWebConcurrency, 1) > 1 && !process.env.REDIS_URL?.trim()
 }
 
 // The level the server will log at; the server itself refuses a wrong one.
 function logLevel(): LogLevel {
-  const level = (process.env.LOG_LEVEL || process.env.RAILS_LOG_LEVEL || 'info').toLowerCase() as LogLevel
-  return LEVELS.includes(level) ? level : 'info'
+  return orElse(readLogLevel, 'info')
+}
+
+function orElse<T>(read: () => T, fallback: T): T {
+  try {
+    return read()
+  } catch {
+    return fallback
+  }
 }

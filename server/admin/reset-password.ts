@@ -14,7 +14,6 @@ import hashPassword from '../workers/password.ts'
 import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
 
 const NAME = 'reset-password'
-const COST = 12
 // What the sign-up and profile forms take.
 const LONGEST = 1024
 
@@ -50,7 +49,7 @@ try {
     db.close()
     fail(NAME, `no active person signs in with ${email} (deactivated and banned people and bots cannot sign in); nothing was changed`)
   }
-  const digest = (await hashPassword({ op: 'hash', password, cost: COST })) as string
+  const digest = (await hashPassword({ op: 'hash', password })) as string
   const ended = db.transaction(() => {
     profiles(db).update(person.id, { passwordDigest: digest })
     return values['sign-out'] ? sessions(db).endAllOf(person.id) : 0

@@ -25,7 +25,8 @@ export default fp(
       maxThreads: Math.max(1, options.threads),
       maxQueue: 256,
     })
-    const cost = options.cost ?? 12
+    // Unset: the worker's own cost (workers/password.ts), which the admin scripts use too.
+    const cost = options.cost
     app.decorate('passwords', {
       hash: (password: string) => pool.run({ op: 'hash', password, cost } satisfies PasswordTask) as Promise<string>,
       verify: (password: string, digest: string | null) => pool.run({ op: 'verify', password, digest } satisfies PasswordTask) as Promise<boolean>,

@@ -114,10 +114,9 @@ function unverifiedGlobalId(sgid: string): { model: string; id: string } | null 
   return match ? { model: match[1]!, id: match[2]! } : null
 }
 
-// Base64, strict or URL-safe, as text ('' when it is neither).
+// Base64, strict or URL-safe (Node's decoder reads both alphabets), as text ('' when it is neither).
 function decodeBase64(text: string): string {
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text)) return ''
-  return Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1')
+  return /^[A-Za-z0-9+/_-]*={0,2}$/.test(text) ? Buffer.from(text, 'base64').toString('latin1') : ''
 }
 
 function parseJsonObject(text: string): Record<string, unknown> | null {

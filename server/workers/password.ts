@@ -6,11 +6,14 @@ export interface PasswordTask {
   op: 'hash' | 'verify'
   password: string
   digest?: string | null
+  // bcrypt's cost for a hash; the server's (and reset-password's) default when unset.
   cost?: number
 }
 
+const DEFAULT_COST = 12
+
 export default async function password(task: PasswordTask): Promise<string | boolean> {
-  if (task.op === 'hash') return bcrypt.hash(task.password, task.cost ?? 12)
+  if (task.op === 'hash') return bcrypt.hash(task.password, task.cost ?? DEFAULT_COST)
   if (!task.digest || !task.digest.startsWith('$2')) return false
   try {
     return await bcrypt.compare(task.password, task.digest)
