@@ -26,7 +26,7 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   if (workerId === undefined && config.vapidProblem) app.log.warn(`Web Push is disabled: ${config.vapidProblem}`)
   if (app.video.problem && (workerId ?? 1) === 1) app.log.warn(app.video.problem)
   await startImageThreads()
-  if (workerId !== undefined) joinCluster(app, workerId)
+  if (workerId !== undefined) joinCluster(app)
 
   let closing = false
   async function shutdown(signal: string) {

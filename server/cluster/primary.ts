@@ -120,8 +120,7 @@ class Supervisor {
 
   private died(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
     if (slot.worker === worker) slot.worker = null
-    // The restart waits for the release: the new worker's shares go under the same number.
-    const released = this.release(slot)
+    this.release(slot, worker)
     const details = { worker: slot.id, workerPid: worker.process.pid, code, signal }
     if (this.stopping) return this.log.info(details, `worker ${slot.id} stopped`)
     if (!this.ready) {
@@ -131,17 +130,17 @@ class Supervisor {
     const upMs = Date.now() - slot.startedAt
     slot.restartMs = upMs >= STEADY_AFTER_MS ? FIRST_RESTART_MS : Math.min(slot.restartMs * 2 || FIRST_RESTART_MS, LONGEST_RESTART_MS)
     this.log.error({ ...details, restartInMs: slot.restartMs }, `worker ${slot.id} died (${signal ?? `exit code ${code}`}); restarting it`)
-    const restartMs = slot.restartMs
-    void released.then(() => {
-      if (!this.stopping) slot.restart = setTimeout(() => this.fork(slot), restartMs)
-    })
+    slot.restart = setTimeout(() => this.fork(slot), slot.restartMs)
   }
 
   // The dead worker's tabs are gone: each membership loses the connections it held, as kept
-  // beside the counts in the worker's own transactions.
-  private release(slot: Slot): Promise<void> {
-    return this.store
-      .write((m) => workerConnectionsFor(m.db).release(slot.id))
+  // beside the counts in the worker's own transactions under its process id, so its successor's
+  // shares are never taken with them, however late this commits.
+  private release(slot: Slot, worker: Worker): void {
+    const pid = worker.process.pid
+    if (pid === undefined) return
+    this.store
+      .write((m) => workerConnectionsFor(m.db).release(pid))
       .then((memberships) => {
         if (memberships > 0) this.log.info({ worker: slot.id, memberships }, `released the presence worker ${slot.id} held`)
       })

@@ -24,11 +24,11 @@ export function workerListenText(workerId: number): (address: string) => string 
   return (address) => `worker ${workerId} listening at ${address}`
 }
 
-// Wires a worker's app to its primary: the presence it writes is kept as its own share (its
-// primary releases it if it dies), and when the primary is gone (the IPC channel closes, and
+// Wires a worker's app to its primary: the presence it writes is kept as its own share, under
+// its process id (its primary releases it if it dies), and when the primary is gone (the IPC channel closes, and
 // Node exits the worker at once) what is queued is written.
-export function joinCluster(app: FastifyInstance, workerId: number): void {
-  presenceWrites(app.store).worker = workerId
+export function joinCluster(app: FastifyInstance): void {
+  presenceWrites(app.store).worker = process.pid
   cluster.worker!.on('disconnect', () => {
     app.log.warn('the primary is gone: exiting')
     app.store.writer.drain()

@@ -58,7 +58,7 @@ interface Pending {
 // the writer would have run them anyway: they all arrived before it flushes.
 export class PresenceWrites {
   private pending: Pending | null = null
-  // A cluster's worker number: its share of each count is kept with the count
+  // A cluster's worker process id: its share of each count is kept with the count
   // (models/membership/worker-connections.ts), for its supervisor to release if it dies.
   worker: number | null = null
 

@@ -6,7 +6,8 @@ import { connectableFor } from './connectable.ts'
 // in the transaction that changes the count: a `present` it wrote adds one, a `disconnected`
 // takes one away (never below none), a refresh leaves it be. When a worker dies, its share is
 // taken off the counts and forgotten in one transaction, so a kill -9 leaves nothing counted
-// that no tab holds, however recently the worker wrote.
+// that no tab holds, however recently the worker wrote. Workers are named by process id, so a
+// restarted worker's shares never mix with those of the one it replaces.
 export interface WorkerShare {
   roomId: number
   userId: number
