@@ -37,15 +37,22 @@ export interface DisconnectOptions {
 }
 
 // Where this process's broadcasts and revocations go beyond it (relay.ts, when REDIS_URL is
-// set), already encoded. While it is `carrying`, a broadcast comes back through deliverHere
-// like everyone else's; otherwise it is delivered here first, for the others to hear if they
-// can. Revocations are done here and handed over too.
+// set). A broadcast is handed over with its delivery to the sockets here, which the relay runs
+// once Redis has taken it (at once when Redis is away), in the order broadcasts were made: the
+// answer to the write that made it then leaves ahead of the fan-out. Revocations are done here
+// first and handed over for the others.
 export interface Relay {
-  readonly carrying: boolean
-  broadcast(stream: string, messageJson: string, deliveredHere: boolean): void
-  broadcastMany(streams: readonly string[], messageJson: string, deliveredHere: boolean): void
+  broadcast(stream: string, message: unknown, deliverHere: () => void): void
+  broadcastMany(streams: readonly string[], message: unknown, deliverHere: () => void): void
   disconnectUser(userId: number, options: DisconnectOptions): void
   unsubscribeUserFromRoom(userId: number, roomId: number): void
+}
+
+// A message as the sockets are sent it: its JSON, made the first time a socket needs it, so a
+// broadcast nobody here subscribes to is never encoded.
+export function lazyJson(message: unknown): () => string {
+  let json: string | undefined
+  return () => (json ??= JSON.stringify(message))
 }
 
 export interface CableStats {
@@ -115,52 +122,39 @@ export class CableServer implements ConnectionHost {
     this.relay = relay
   }
 
-  // Returns how many sockets here were written to (through Redis: how many are subscribed).
+  // Returns how many sockets here are written to (with a relay, once Redis has taken it).
   broadcast(stream: string, message: unknown): number {
+    const json = lazyJson(message)
     const relay = this.relay
-    if (relay === null) {
-      const subscribers = this.streams.lookup(stream)
-      return subscribers ? deliver(subscribers, JSON.stringify(message), new Map()) : 0
-    }
-    const json = JSON.stringify(message)
-    if (relay.carrying) {
-      relay.broadcast(stream, json, false)
-      return this.streams.count(stream)
-    }
-    const sent = this.deliverHere(stream, json)
-    relay.broadcast(stream, json, true)
-    return sent
+    if (relay === null) return this.deliverHere(stream, json)
+    relay.broadcast(stream, message, () => this.deliverHere(stream, json))
+    return this.streams.count(stream)
   }
 
   // One message to many streams in one pass (an unread notice to every member of a room).
   broadcastMany(streams: Iterable<string>, message: unknown): number {
-    const json = JSON.stringify(message)
+    const json = lazyJson(message)
     const relay = this.relay
     if (relay === null) return this.deliverManyHere(streams, json)
     const names = Array.isArray(streams) ? (streams as string[]) : [...streams]
-    if (!relay.carrying) {
-      const sent = this.deliverManyHere(names, json)
-      relay.broadcastMany(names, json, true)
-      return sent
-    }
-    relay.broadcastMany(names, json, false)
+    relay.broadcastMany(names, message, () => this.deliverManyHere(names, json))
     let subscribed = 0
     for (const name of names) subscribed += this.streams.count(name)
     return subscribed
   }
 
-  // A broadcast already encoded (by another process, through the relay), to the sockets here.
-  deliverHere(stream: string, messageJson: string): number {
+  // A broadcast (this process's, or another's through the relay) to the sockets here.
+  deliverHere(stream: string, json: () => string): number {
     const subscribers = this.streams.lookup(stream)
-    return subscribers ? deliver(subscribers, messageJson, new Map()) : 0
+    return subscribers ? deliver(subscribers, json(), new Map()) : 0
   }
 
-  deliverManyHere(streams: Iterable<string>, messageJson: string): number {
+  deliverManyHere(streams: Iterable<string>, json: () => string): number {
     const frames = new Map<string, Buffer>()
     let sent = 0
     for (const stream of streams) {
       const subscribers = this.streams.lookup(stream)
-      if (subscribers) sent += deliver(subscribers, messageJson, frames)
+      if (subscribers) sent += deliver(subscribers, json(), frames)
     }
     return sent
   }

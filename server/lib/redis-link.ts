@@ -60,7 +60,9 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
   private readonly log: LinkLog
   private readonly publisher: Connection
   private readonly subscriber: Connection
-  private readonly channels = new Map<string, (message: Buffer) => void>()
+  // Channels ("channel <name>") and patterns ("pattern <glob>") listened to, each with its
+  // listener, and those Redis has confirmed.
+  private readonly listening = new Map<string, { kind: 'channel' | 'pattern'; name: string; listener: (message: Buffer) => void }>()
   private readonly subscribed = new Set<string>()
   private pendingBytes = 0
   private droppedTotal = 0
@@ -159,13 +161,24 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
   // message before paying to decode it. A listener that throws is logged; the next message
   // still arrives.
   subscribe(channel: string, listener: (message: Buffer) => void): void {
-    this.channels.set(channel, (message: Buffer) => {
+    this.listen('channel', [channel], listener)
+  }
+
+  // The same for every channel matching any of these glob patterns (PSUBSCRIBE): one listener,
+  // which hears each message once for each pattern its channel matches.
+  subscribePatterns(patterns: readonly string[], listener: (message: Buffer) => void): void {
+    this.listen('pattern', patterns, listener)
+  }
+
+  private listen(kind: 'channel' | 'pattern', names: readonly string[], listener: (message: Buffer) => void): void {
+    const guarded = (message: Buffer) => {
       try {
         listener(message)
       } catch (err) {
-        this.log.error({ err, channel }, 'redis: a subscriber failed on a message')
+        this.log.error({ err, [kind]: names.length === 1 ? names[0] : names }, 'redis: a subscriber failed on a message')
       }
-    })
+    }
+    for (const name of names) this.listening.set(`${kind} ${name}`, { kind, name, listener: guarded })
     if (this.subscriber.client.isReady) this.subscribeAll()
   }
 
@@ -219,16 +232,17 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
     this.markUp(connection)
   }
 
-  // Subscribes to the channels not yet subscribed; true when there were none (node-redis
-  // subscribes again by itself after a reconnection, before it reports ready).
+  // Subscribes to the channels and patterns not yet subscribed; true when there were none
+  // (node-redis subscribes again by itself after a reconnection, before it reports ready).
   private subscribeAll(): boolean {
-    const missing = [...this.channels.keys()].filter((channel) => !this.subscribed.has(channel))
+    const missing = [...this.listening].filter(([key]) => !this.subscribed.has(key))
     if (missing.length === 0) return true
-    for (const channel of missing) {
-      this.subscriber.client.subscribe(channel, this.channels.get(channel)!, true).then(
+    for (const [key, { kind, name, listener }] of missing) {
+      const subscribing = kind === 'channel' ? this.subscriber.client.subscribe(name, listener, true) : this.subscriber.client.pSubscribe(name, listener, true)
+      subscribing.then(
         () => {
-          this.subscribed.add(channel)
-          if (this.subscribed.size === this.channels.size) this.markUp(this.subscriber)
+          this.subscribed.add(key)
+          if (this.subscribed.size === this.listening.size) this.markUp(this.subscriber)
         },
         // The connection went away meanwhile; the next 'ready' tries again.
         (err: unknown) => this.failed(this.subscriber, err),

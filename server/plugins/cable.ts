@@ -3,10 +3,13 @@ import websocket from '@fastify/websocket'
 import { createBroadcasts, type Broadcasts } from '../cable/broadcasts.ts'
 import { CHANNELS } from '../cable/channels/index.ts'
 import { selectProtocol, type Limits } from '../cable/protocol.ts'
+import type { CableRelay } from '../cable/relay.ts'
 import { CableServer, type DisconnectOptions } from '../cable/server.ts'
 
 export interface Cable extends Broadcasts {
   readonly server: CableServer
+  // What carries broadcasts to the other processes (with REDIS_URL), else null.
+  readonly relay: CableRelay | null
   broadcast(stream: string, message: unknown): number
   broadcastMany(streams: Iterable<string>, message: unknown): number
   disconnectUser(userId: number, options?: DisconnectOptions): number
@@ -32,9 +35,8 @@ export interface CableOptions {
 export default fp(
   async function cable(app, options: CableOptions) {
     const server = new CableServer({ store: app.store, signing: app.signing, log: app.log, channels: CHANNELS, ...options })
-    if (app.redis) {
-      const { CableRelay } = await import('../cable/relay.ts')
-      const relay = new CableRelay(server, app.redis, app.log)
+    const relay = app.redis ? new (await import('../cable/relay.ts')).CableRelay(server, app.redis, app.log) : null
+    if (relay) {
       relay.start()
       app.addHook('onClose', async () => relay.stop())
       // A write is answered once Redis has taken what it broadcast, so whatever the person does
@@ -62,6 +64,7 @@ export default fp(
 
     app.decorate('cable', {
       server,
+      relay,
       ...createBroadcasts(server),
       broadcast: (stream, message) => server.broadcast(stream, message),
       broadcastMany: (streams, message) => server.broadcastMany(streams, message),

@@ -2,6 +2,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { createClient } from '@redis/client'
+import type { CableRelay } from '../../server/cable/relay.ts'
 import { rooms } from '../fixtures.ts'
 import { form, inject } from '../helper.ts'
 import { RedisServer } from '../support/redis-server.ts'
@@ -68,14 +69,15 @@ test('while Redis is down posts are still stored and answered, and afterwards br
   assert.ok(log.lines.some((line) => line.msg === 'redis: connected again'), 'and so is the return')
 })
 
-test('garbage on the broadcast channel is ignored and logged, and what follows still arrives', async (t) => {
+test('garbage on the broadcast channels is ignored and logged, and what follows still arrives', async (t) => {
   const redis = await RedisServer.start(t)
   const log = logs()
   const [, b] = await startRelayedApps(t, redis.url, { logger: log.logger })
   const identifier = identifiers.turbo(b!.app, 'rooms')
   const client = await watch(t, b!, identifier)
-  const channel = b!.app.redis!.name('broadcasts')
-  assert.equal(channel, 'campfire_production:campfire-ts:broadcasts', "upstream's channel prefix, then ours")
+  assert.equal(b!.app.redis!.name('broadcasts'), 'campfire_production:campfire-ts:broadcasts', "upstream's channel prefix, then ours")
+  // Another process's channel, as the relay names them: the prefix, then a 12-digit origin.
+  const channel = `campfire_production:campfire-ts:broadcasts:${otherOrigin(b!)}`
   const intruder = createClient({ url: redis.url }).on('error', () => {})
   await intruder.connect()
   t.after(() => intruder.destroy())
@@ -83,23 +85,27 @@ test('garbage on the broadcast channel is ignored and logged, and what follows s
   const garbage = [
     'not json',
     '{"o":"x"}',
-    '["x"]',
-    '["x","b","rooms"]',
-    '["x","b","rooms"]\nnot json',
-    '["x","b",42]\n"body"',
-    '["x","m",["rooms",7]]\n"body"',
-    '["x","m","rooms"]\n"body"',
-    '["x","d",4,false,"because"]',
-    '["x","d",-4,false,"remote"]',
-    '["x","d",4,false,"remote"]\n"body"',
-    '["x","u",4]',
-    '["x","q",4,3]',
-    `["x","b","rooms"]\n"${'x'.repeat(17 * 1024 * 1024)}"`,
+    '["s"]',
+    '["s","rooms"]\nfine',
+    '["s","rooms",5]\nfine but longer than it says',
+    '["s","rooms",50]\ntoo short',
+    '["s","rooms",-1]\n',
+    '["s",42,4]\nbody',
+    '["s",["rooms",7],4]\nbody',
+    '["j","rooms"]\nnot json',
+    '["j","rooms"]',
+    '["j",{"rooms":1}]\n{}',
+    '["d",4,false,"because"]',
+    '["d",-4,false,"remote"]',
+    '["d",4,false,"remote"]\n"body"',
+    '["u",4]',
+    '["q",4,3]',
+    `["s","rooms",${17 * 1024 * 1024}]\n${'x'.repeat(17 * 1024 * 1024)}`,
     '',
     Buffer.from([0xff, 0xfe, 0x0a, 0x22, 0x22]),
   ]
   for (const message of garbage) await intruder.publish(channel, message)
-  await intruder.publish(channel, '["x","b","rooms"]\n"fine"')
+  await intruder.publish(channel, '["s","rooms",4]\nfine')
 
   await client.until(() => client.messages(identifier).length > 0)
   assert.deepEqual(client.messages(identifier), ['fine'])
@@ -109,30 +115,56 @@ test('garbage on the broadcast channel is ignored and logged, and what follows s
   assert.ok(ignored.every((line) => String(line.start).length <= 120), 'the log quotes only the start of a message')
 })
 
-test('a message bearing this process’s origin that it did not send is decoded and checked like any other', async (t) => {
+test('a process hears every other process’s channel once and never its own', async (t) => {
   const redis = await RedisServer.start(t)
-  const log = logs()
-  const [only] = await startRelayedApps(t, redis.url, { count: 1, logger: log.logger })
+  const [only] = await startRelayedApps(t, redis.url, { count: 1 })
   const identifier = identifiers.turbo(only!.app, 'rooms')
   const client = await watch(t, only!, identifier)
-  const channel = only!.app.redis!.name('broadcasts')
-  const listener = createClient({ url: redis.url }).on('error', () => {})
+  const own = relayOf(only!).origin
   const intruder = createClient({ url: redis.url }).on('error', () => {})
-  await Promise.all([listener.connect(), intruder.connect()])
-  t.after(() => Promise.all([listener.destroy(), intruder.destroy()]))
-  const overheard: string[] = []
-  await listener.subscribe(channel, (message) => overheard.push(message))
+  await intruder.connect()
+  t.after(() => intruder.destroy())
+  const send = (origin: string, text: string) => intruder.publish(`campfire_production:campfire-ts:broadcasts:${origin}`, `["s","rooms",${text.length}]\n${text}`)
 
-  for (const n of [1, 2, 3]) only!.app.cable.broadcast('rooms', `own ${n}`)
-  await client.until(() => client.messages(identifier).length === 3)
-  await eventually(() => overheard.length > 0)
-  const origin = /^\["([^"]+)",/.exec(overheard[0]!)![1]!
+  // An origin that differs from this process's at each of its 12 digits in turn, then its own
+  // (its own messages are delivered when sent, not when heard), then names that are no origin.
+  const others = [...own].map((digit, i) => `${own.slice(0, i)}${digit === '0' ? '1' : '0'}${own.slice(i + 1)}`)
+  for (const [i, origin] of others.entries()) await send(origin, `other ${i}`)
+  await send(own, 'forged on its own channel')
+  for (const name of [own.slice(1), `${own}0`, '*', '']) await send(name, `not an origin: ${name}`)
+  await send(others[0]!, 'last')
 
-  await intruder.publish(channel, `["${origin}","b","rooms"]\nnot json`)
-  await intruder.publish(channel, `["${origin}","b","rooms"]\n"forged with its origin"`)
-  for (const n of [4, 5]) only!.app.cable.broadcast('rooms', `own ${n}`)
+  await client.until(() => client.messages(identifier).includes('last'))
+  assert.deepEqual(client.messages(identifier), [...others.map((_, i) => `other ${i}`), 'last'])
+})
 
-  await client.until(() => client.messages(identifier).length === 6)
-  assert.deepEqual(client.messages(identifier), ['own 1', 'own 2', 'own 3', 'forged with its origin', 'own 4', 'own 5'], 'each once, in the one order Redis gave')
-  assert.ok(log.lines.some((line) => line.msg === 'cable relay: ignored a message on the channel' && line.why === 'malformed'), 'the malformed one with its origin was refused')
+function relayOf(cable: CableApp): CableRelay {
+  return cable.app.cable.relay!
+}
+
+function otherOrigin(cable: CableApp): string {
+  const own = relayOf(cable).origin
+  return own.startsWith('0') ? `1${own.slice(1)}` : `0${own.slice(1)}`
+}
+
+test('while Redis stalls without closing, broadcasts still reach the sockets here, in order, after a bounded wait', async (t) => {
+  const redis = await RedisServer.start(t)
+  const [only] = await startRelayedApps(t, redis.url, { count: 1 })
+  const identifier = identifiers.turbo(only!.app, 'rooms')
+  const client = await watch(t, only!, identifier)
+  only!.app.cable.broadcast('rooms', 'before')
+  await client.until(() => client.messages(identifier).length === 1)
+
+  // Stopped, not killed: the connections stay open and nothing is answered.
+  const pid = redis.pid!
+  process.kill(pid, 'SIGSTOP')
+  try {
+    const stalledAt = performance.now()
+    for (const n of [1, 2, 3]) only!.app.cable.broadcast('rooms', `stalled ${n}`)
+    await client.until(() => client.messages(identifier).length === 4, 3000)
+    assert.deepEqual(client.messages(identifier), ['before', 'stalled 1', 'stalled 2', 'stalled 3'])
+    assert.ok(performance.now() - stalledAt < 2000, 'delivered within the publish wait, not when Redis comes back')
+  } finally {
+    process.kill(pid, 'SIGCONT')
+  }
 })

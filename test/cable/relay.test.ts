@@ -4,6 +4,7 @@ import { rooms, users } from '../fixtures.ts'
 import { buildTestApp, form, inject } from '../helper.ts'
 import { RedisServer } from '../support/redis-server.ts'
 import { connect, identifiers, messagesStreamName, type CableApp, type CableClient } from './cable-helper.ts'
+import { othersPatterns } from '../../server/cable/relay.ts'
 import { startRelayedApps } from './relay-helper.ts'
 
 const turboHeaders = { accept: 'text/vnd.turbo-stream.html, text/html, application/xhtml+xml' }
@@ -29,9 +30,9 @@ test('broadcasts on one process reach the subscribers on another, once each and 
   const onB = await watch(t, b!, identifier)
 
   const sent = Array.from({ length: 50 }, (_, i) => `<turbo-stream action="remove" target="n${i}"></turbo-stream>`)
-  for (const html of sent) assert.equal(a!.app.cable.broadcast(stream, html), 1, 'delivered at once to the subscriber here')
+  for (const html of sent) assert.equal(a!.app.cable.broadcast(stream, html), 1, 'for the one subscriber here')
   await onB.until(() => onB.messages(identifier).length >= sent.length)
-  // Redis keeps one order: once B's own broadcast is back on A, any echo of A's would have come first.
+  // A hears nothing of its own: by the time B's broadcast reaches A, an echo of A's would have.
   b!.app.cable.broadcast(stream, 'from B')
   await onA.until(() => onA.messages(identifier).includes('from B'))
   await onB.until(() => onB.messages(identifier).includes('from B'))
@@ -118,7 +119,8 @@ test('one process with REDIS_URL hears its own broadcasts once', async (t) => {
   const identifier = identifiers.roomMessages(only!.app, 'hq')
   const client = await watch(t, only!, identifier)
   for (const n of [1, 2, 3]) only!.app.cable.broadcast(stream, `m${n}`)
-  // A second process's broadcast is relayed after any echo of the first three would be.
+  // A second process's broadcast is relayed after any echo of the first three would be (each
+  // process publishes on its own channel, over one connection, in order).
   const [other] = await startRelayedApps(t, redis.url, { count: 1 })
   other!.app.cable.broadcast(stream, 'marker')
   await client.until(() => client.messages(identifier).includes('marker'))
@@ -128,4 +130,9 @@ test('one process with REDIS_URL hears its own broadcasts once', async (t) => {
 test('without REDIS_URL an app has no link to Redis and broadcasts stay in the process', async (t) => {
   const { app } = await buildTestApp(t)
   assert.equal(app.redis, null)
+})
+
+test('the patterns for the other processes are one per digit of the origin, with the prefix’s glob characters escaped', () => {
+  assert.deepEqual(othersPatterns('ns:b:', 'a1f'), ['ns:b:[^a]??', 'ns:b:a[^1]?', 'ns:b:a1[^f]'])
+  assert.deepEqual(othersPatterns('campfire_t*[e]?\\:b:', '0'), ['campfire_t\\*\\[e\\]\\?\\\\:b:[^0]'])
 })

@@ -349,6 +349,8 @@ interface RouteResult extends RouteRow {
   server_timing: ReturnType<ServerTiming['summary']>
   server_cpu_percent: number | null
   server_cpu_ms_per_request: number | null
+  // The redis-server's part of it (null without one).
+  redis_cpu_ms_per_request: number | null
   rps_per_server_core: number | null
   generator_cpu_percent: number | null
   generator_loop_lag: Lap['generator_loop_lag']
@@ -412,7 +414,7 @@ async function main(): Promise<void> {
       if (target.server) await stopServer(target.server)
       console.log(`bench:routes: --replay: ${routes.join(', ')} answered by a bare replay server ${replay.pid} on ${loadBase} (core 0); our server stopped, posts left out`)
     }
-    const meters = makeMeters(replay ? replay.pid : (target.server?.pids ?? null))
+    const meters = makeMeters(replay ? replay.pid : (target.server?.pids ?? null), replay ? null : (target.server?.redis?.pid ?? null))
     const acks: Acknowledgement[] = []
     const results: RouteResult[] = []
     for (const route of routes) {
@@ -442,6 +444,7 @@ async function main(): Promise<void> {
         generator_cpu_us_per_request: lap.generator_cpu_percent === null || sample.ok === 0 ? null : round((lap.generator_cpu_percent / 100) * secs * 1e6 / (sample.ok + writerSample.ok), 1),
         server_loop_delay: loopDelay,
         server_cpu_ms_per_request: lap.server_cpu_percent === null || sample.ok === 0 ? null : round((lap.server_cpu_percent / 100) * secs * 1000 / sample.ok, 3),
+        redis_cpu_ms_per_request: lap.redis_cpu_percent === null || sample.ok === 0 ? null : round((lap.redis_cpu_percent / 100) * secs * 1000 / sample.ok, 3),
         rps_per_server_core: lap.server_cpu_percent ? Math.round((sample.ok / secs) * 100 / lap.server_cpu_percent) : null,
         server_timing: sample.timing.summary(), server_cpu_percent: lap.server_cpu_percent, generator_cpu_percent: lap.generator_cpu_percent,
         generator_loop_lag: lap.generator_loop_lag, other_processes_cpu_percent: lap.other_processes_cpu_percent,
@@ -449,7 +452,7 @@ async function main(): Promise<void> {
       }
       results.push(result)
       const l = result.latency
-      console.log(`  ${route.padEnd(14)} ${String(result.rps).padStart(9)} req/s  p50 ${l.p50_ms} / p95 ${l.p95_ms} / p99 ${l.p99_ms} ms  ok ${result.ok} errors ${result.errors} invalid ${result.invalid}${result.invalid + result.errors ? ' ' + JSON.stringify(result.reasons) : ''}  server ${lap.server_cpu_percent ?? '–'}% (${result.server_cpu_ms_per_request ?? '–'} ms CPU/request, ≈${result.rps_per_server_core ?? '–'} req/s per core) generator ${lap.generator_cpu_percent}% (${result.generator_cpu_us_per_request ?? '–'} µs/request) cores ${lap.core_busy_percent.join('/')}%${result.writer ? `  writer ok ${result.writer.ok} invalid ${result.writer.invalid}` : ''}`)
+      console.log(`  ${route.padEnd(14)} ${String(result.rps).padStart(9)} req/s  p50 ${l.p50_ms} / p95 ${l.p95_ms} / p99 ${l.p99_ms} ms  ok ${result.ok} errors ${result.errors} invalid ${result.invalid}${result.invalid + result.errors ? ' ' + JSON.stringify(result.reasons) : ''}  server ${lap.server_cpu_percent ?? '–'}% (${result.server_cpu_ms_per_request ?? '–'} ms CPU/request${result.redis_cpu_ms_per_request === null ? '' : ` of which redis-server ${result.redis_cpu_ms_per_request} ms`}, ≈${result.rps_per_server_core ?? '–'} req/s per core) generator ${lap.generator_cpu_percent}% (${result.generator_cpu_us_per_request ?? '–'} µs/request) cores ${lap.core_busy_percent.join('/')}%${result.writer ? `  writer ok ${result.writer.ok} invalid ${result.writer.invalid}` : ''}`)
       console.log(`  ${''.padEnd(14)} checked: ${sample.parsed} parsed in full, ${sample.matched} matched a validated response; server loop delay ${describeLoopDelay(loopDelay)}`)
     }
     console.log(`bench:routes: auditing ${acks.length} acknowledged posts…`)

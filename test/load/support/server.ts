@@ -266,6 +266,8 @@ export function lagOf(histogram: IntervalHistogram): LoopLag {
 
 export interface Lap {
   server_cpu_percent: number | null
+  // The redis-server's part of server_cpu_percent (null without one).
+  redis_cpu_percent: number | null
   generator_cpu_percent: number | null
   generator_loop_lag: LoopLag
   core_busy_percent: number[]
@@ -278,10 +280,11 @@ export interface Meters {
 }
 
 // `server`: the server's process (or its processes, a redis-server beside it), each read with
-// everything below it.
-export function makeMeters(server: number | readonly number[] | null): Meters {
+// everything below it. `redisPid`: that redis-server, whose part is also given on its own.
+export function makeMeters(server: number | readonly number[] | null, redisPid: number | null = null): Meters {
   const pids = server === null ? null : typeof server === 'number' ? [server] : server
   const serverMeter = pids === null ? null : new CpuMeter(() => processesCpuSeconds(pids))
+  const redisMeter = redisPid === null ? null : new CpuMeter(() => processesCpuSeconds([redisPid]))
   const self = new CpuMeter(selfCpuSeconds)
   const loop = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS })
   loop.enable()
@@ -289,11 +292,12 @@ export function makeMeters(server: number | readonly number[] | null): Meters {
   return {
     lap: () => {
       const serverCpu = serverMeter?.lap() ?? null
+      const redisCpu = redisMeter?.lap() ?? null
       const generator = self.lap()
       const cores = machine.lap()
       const total = cores.reduce((sum, value) => sum + value, 0)
       const others = serverCpu === null || generator === null ? null : round(Math.max(0, total - serverCpu - generator), 1)
-      return { server_cpu_percent: serverCpu, generator_cpu_percent: generator, generator_loop_lag: lagOf(loop), core_busy_percent: cores, other_processes_cpu_percent: others }
+      return { server_cpu_percent: serverCpu, redis_cpu_percent: redisCpu, generator_cpu_percent: generator, generator_loop_lag: lagOf(loop), core_busy_percent: cores, other_processes_cpu_percent: others }
     },
   }
 }
