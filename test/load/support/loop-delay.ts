@@ -18,6 +18,10 @@ export interface LoopDelay {
   stalls_over_10ms: number
   stalled_ms: number
   longest_stall_ms: number
+  // With worker processes (WEB_CONCURRENCY): the figures above are theirs (the worst worker's
+  // delays, their stalls added up), each worker's are here, and the supervising process's.
+  workers?: LoopDelay[]
+  primary?: LoopDelay
 }
 
 // What the server's environment gains: the probe preloaded (after any NODE_OPTIONS already set)
@@ -76,8 +80,10 @@ export class LoopProbe {
   }
 }
 
-// One line for the console: "p50 0.02 / p99 3.1 / max 48 ms, 3 stalls > 10 ms (61 ms)".
+// One line for the console: "p50 0.02 / p99 3.1 / max 48 ms, 3 stalls > 10 ms (61 ms)", and
+// with workers "…; the worst of 2 workers, stalls of all".
 export function describeLoopDelay(delay: LoopDelay | null | undefined): string {
   if (!delay) return 'n/a'
-  return `p50 ${delay.p50_ms} / p99 ${delay.p99_ms} / max ${delay.max_ms} ms, ${delay.stalls_over_10ms} stall${delay.stalls_over_10ms === 1 ? '' : 's'} > 10 ms (${delay.stalled_ms} ms)`
+  const workers = delay.workers ? `; the worst of ${delay.workers.length} workers, stalls of all` : ''
+  return `p50 ${delay.p50_ms} / p99 ${delay.p99_ms} / max ${delay.max_ms} ms, ${delay.stalls_over_10ms} stall${delay.stalls_over_10ms === 1 ? '' : 's'} > 10 ms (${delay.stalled_ms} ms)${workers}`
 }

@@ -4,26 +4,38 @@
 //
 // It does nothing unless CAMPFIRE_LOOP_PROBE_FD names an inherited file descriptor (the bench
 // passes a pipe as fd 3), and only on the main thread; it then removes that variable, so
-// processes and workers the server starts stay unprobed. On that descriptor, each line "lap N"
-// is answered with one line of JSON ({"lap": N, …}) covering the time since the previous lap (or the start):
+// processes and workers the server starts stay unprobed, all but its cluster workers
+// (WEB_CONCURRENCY): those it measures too, asking them over the cluster's IPC channel. On that
+// descriptor, each line "lap N" is answered with one line of JSON ({"lap": N, …}) covering the
+// time since the previous lap (or the start):
 //   - perf_hooks.monitorEventLoopDelay at 1 ms resolution: p50, p99, max and mean of the delay,
 //     the time between its 1 ms timer's ticks beyond the 1 ms asked for;
 //   - a 1 ms interval timer's lateness: how many ticks came more than 10 ms late (stalls), their
 //     total and the longest, in ms.
+// With workers, the figures are theirs (the worst worker's delays, their stalls added up), with
+// each worker's own under "workers" and the supervising process's under "primary".
+import cluster from 'node:cluster'
 import net from 'node:net'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { isMainThread } from 'node:worker_threads'
 
 const RESOLUTION_MS = 1
 const STALL_MS = 10
+const WORKER_ANSWER_MS = 1000
 const fd = Number(process.env.CAMPFIRE_LOOP_PROBE_FD)
+const WORKER_MARK = 'CAMPFIRE_LOOP_PROBE_WORKER'
 
-if (isMainThread && Number.isInteger(fd) && fd > 2) {
+if (isMainThread && cluster.isWorker && process.env[WORKER_MARK] === '1') {
+  delete process.env[WORKER_MARK]
+  answerPrimary(meter())
+} else if (isMainThread && Number.isInteger(fd) && fd > 2) {
   delete process.env.CAMPFIRE_LOOP_PROBE_FD
-  start(fd)
+  process.env[WORKER_MARK] = '1'
+  answerBench(fd, meter())
 }
 
-function start(descriptor) {
+// This thread's loop: lap() gives the figures since the previous lap and starts the next.
+function meter() {
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS })
   histogram.enable()
   let lapStarted = performance.now()
@@ -46,7 +58,7 @@ function start(descriptor) {
   timer.unref()
 
   const excess = (ns) => Math.round(Math.max(0, ns / 1e6 - RESOLUTION_MS) * 1000) / 1000
-  const lap = () => {
+  return () => {
     const now = performance.now()
     const figures = {
       secs: Math.round((now - lapStarted) / 10) / 100,
@@ -68,6 +80,38 @@ function start(descriptor) {
     ticks = 0
     return figures
   }
+}
+
+function answerPrimary(lap) {
+  process.on('message', (message) => {
+    if (message?.campfireLoopProbe === 'lap') process.send?.({ campfireLoopProbe: 'figures', id: message.id, figures: lap() })
+  })
+}
+
+function answerBench(descriptor, lap) {
+  const answers = new Map()
+  cluster.on('message', (worker, message) => {
+    if (message?.campfireLoopProbe === 'figures') answers.get(message.id)?.(worker.id, message.figures)
+  })
+  // The workers' laps, or none (one process): each worker that answers in time.
+  const workersLap = (id) => {
+    const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker?.isConnected())
+    if (workers.length === 0) return Promise.resolve([])
+    return new Promise((resolve) => {
+      const got = new Map()
+      const done = () => {
+        clearTimeout(timer)
+        answers.delete(id)
+        resolve([...got.entries()].sort(([a], [b]) => a - b).map(([, figures]) => figures))
+      }
+      const timer = setTimeout(done, WORKER_ANSWER_MS)
+      answers.set(id, (workerId, figures) => {
+        got.set(workerId, figures)
+        if (got.size === workers.length) done()
+      })
+      for (const worker of workers) worker.send({ campfireLoopProbe: 'lap', id })
+    })
+  }
 
   const channel = new net.Socket({ fd: descriptor, readable: true, writable: true })
   channel.unref()
@@ -79,7 +123,29 @@ function start(descriptor) {
       const command = pending.slice(0, end).trim()
       pending = pending.slice(end + 1)
       const [word, id] = command.split(' ')
-      if (word === 'lap') channel.write(JSON.stringify({ lap: Number(id), ...lap() }) + '\n')
+      if (word !== 'lap') continue
+      const own = lap()
+      void workersLap(Number(id)).then((workers) => {
+        const figures = workers.length === 0 ? own : { ...worst(workers, own.secs), primary: own, workers }
+        channel.write(JSON.stringify({ lap: Number(id), ...figures }) + '\n')
+      })
     }
   })
+}
+
+function worst(laps, secs) {
+  const most = (key) => Math.max(...laps.map((figures) => figures[key]))
+  const sum = (key) => laps.reduce((total, figures) => total + figures[key], 0)
+  return {
+    secs,
+    samples: sum('samples'),
+    p50_ms: most('p50_ms'),
+    p99_ms: most('p99_ms'),
+    max_ms: most('max_ms'),
+    mean_ms: most('mean_ms'),
+    ticks: sum('ticks'),
+    stalls_over_10ms: sum('stalls_over_10ms'),
+    stalled_ms: sum('stalled_ms'),
+    longest_stall_ms: most('longest_stall_ms'),
+  }
 }
