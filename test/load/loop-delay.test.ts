@@ -68,15 +68,19 @@ if (cluster.isPrimary) {
 }
 `
 
-test('under a cluster the lap is the workers’: the worst one’s delays, everyone’s stalls, and each worker’s own', async (t) => {
+async function startCluster(t: TestContext, probeWorkers: boolean): Promise<LoopProbe> {
   const dir = mkdtempSync(join(tmpdir(), 'loop-probe-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   // A file, not -e: cluster.fork runs the primary's script again.
   writeFileSync(join(dir, 'cluster.cjs'), CLUSTER)
-  const child = spawn(process.execPath, [join(dir, 'cluster.cjs')], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'], env: { ...process.env, ...probeEnv('') } })
+  const child = spawn(process.execPath, [join(dir, 'cluster.cjs')], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'], env: { ...process.env, ...probeEnv('', probeWorkers) } })
   t.after(() => child.kill('SIGKILL'))
   await new Promise<void>((resolve) => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
-  const probe = new LoopProbe(child.stdio[PROBE_FD] as Readable & Writable)
+  return new LoopProbe(child.stdio[PROBE_FD] as Readable & Writable)
+}
+
+test('under a cluster the lap is the workers’: the worst one’s delays, everyone’s stalls, and each worker’s own', async (t) => {
+  const probe = await startCluster(t, true)
   await probe.lap()
   await sleep(600)
   const lap = await probe.lap()
@@ -87,4 +91,14 @@ test('under a cluster the lap is the workers’: the worst one’s delays, every
   assert.ok(calm!.longest_stall_ms < 90, JSON.stringify(calm))
   assert.ok(lap.stalls_over_10ms >= blocked!.stalls_over_10ms && lap.max_ms >= 95, JSON.stringify(lap))
   assert.ok(lap.primary.longest_stall_ms < 90, 'the primary itself was idle')
+})
+
+test('under a cluster whose workers are not to be probed, the lap is the primary’s and says so', async (t) => {
+  const probe = await startCluster(t, false)
+  await sleep(600)
+  const lap = await probe.lap()
+  assert.ok(lap, 'the primary answers')
+  assert.equal(lap.unprobed_workers, 2)
+  assert.equal(lap.workers, undefined)
+  assert.ok(lap.longest_stall_ms < 90, 'the blocked worker is not in it')
 })

@@ -51,7 +51,7 @@ import { checkPage, checkPost, NewestAcknowledged, type Expectation, type Knowle
 import { RawWebSocket } from './support/raw-websocket.ts'
 import { writeUsersReport } from './support/report.ts'
 import { Delivery, DELIVERY_TARGET_MS } from './support/deliveries.ts'
-import { copyStorage, cpuProfileFlags, describeProcesses, makeMeters, processOptionsOf, PROCESS_OPTIONS, reexecPinned, sharesGeneratorCore, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild, type ServerExtras } from './support/server.ts'
+import { copyStorage, cpuProfileFlags, describeProcesses, makeMeters, processOptionsOf, PROBE_WORKERS_OPTION, PROCESS_OPTIONS, reexecPinned, sharesGeneratorCore, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild, type ServerExtras } from './support/server.ts'
 import { flag, number, numbers, path, readOptions, text, usageError } from './support/options.ts'
 import { ServerTiming } from './support/server-timing.ts'
 import { Failures, percentiles, type Percentiles } from './support/stats.ts'
@@ -115,6 +115,7 @@ export const USERS_OPTIONS = {
   'no-loop-probe': flag("do not preload the event-loop delay probe into the server (no loop delay per step)"),
   'gen-cpu-prof': flag('profile the generator itself into tmp/bench/users-generator-prof-<stamp> and name its top frames'),
   ...PROCESS_OPTIONS,
+  ...PROBE_WORKERS_OPTION,
 }
 
 const USERS_SUMMARY = `The users profile: simulated people (an Action Cable socket each, navigations, posts) join in

@@ -55,7 +55,7 @@ import { RawHttpClient } from './support/raw-http.ts'
 import { recordResponse, startReplay, type Replay } from './support/replay.ts'
 import { processMemory, round } from './support/measure.ts'
 import { writeRoutesReport, type RouteRow } from './support/report.ts'
-import { copyStorage, cpuProfileFlags, describeProcesses, makeMeters, processOptionsOf, PROCESS_OPTIONS, reexecPinned, sharesGeneratorCore, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild, type ServerExtras } from './support/server.ts'
+import { copyStorage, cpuProfileFlags, describeProcesses, makeMeters, processOptionsOf, PROBE_WORKERS_OPTION, PROCESS_OPTIONS, reexecPinned, sharesGeneratorCore, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild, type ServerExtras } from './support/server.ts'
 import { choices, flag, number, path, readOptions, text, usageError } from './support/options.ts'
 import { ServerTiming } from './support/server-timing.ts'
 import { Failures, percentiles } from './support/stats.ts'
@@ -120,6 +120,7 @@ const OPTIONS = {
   'no-loop-probe': flag("do not preload the event-loop delay probe into the server (no loop delay in the report)"),
   replay: flag("measure the generator alone: the read routes answered by a bare server replaying our server's bytes (no posts)"),
   ...PROCESS_OPTIONS,
+  ...PROBE_WORKERS_OPTION,
 }
 
 const SUMMARY = `The harness's read-and-post profile: per route a warmup, then --clients closed-loop clients for

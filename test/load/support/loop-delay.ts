@@ -22,14 +22,17 @@ export interface LoopDelay {
   // delays, their stalls added up), each worker's are here, and the supervising process's.
   workers?: LoopDelay[]
   primary?: LoopDelay
+  // Workers there were but not probed (no CAMPFIRE_LOOP_PROBE_WORKERS): the figures are the primary's.
+  unprobed_workers?: number
 }
 
 // What the server's environment gains: the probe preloaded (after any NODE_OPTIONS already set)
-// and told where its pipe is.
-export function probeEnv(existing = process.env.NODE_OPTIONS): Record<string, string> {
+// and told where its pipe is, and whether to probe its cluster workers too.
+export function probeEnv(existing = process.env.NODE_OPTIONS, workers = false): Record<string, string> {
   return {
     NODE_OPTIONS: `${existing ? existing + ' ' : ''}--import ${pathToFileURL(PROBE_FILE).href}`,
     CAMPFIRE_LOOP_PROBE_FD: String(PROBE_FD),
+    ...(workers ? { CAMPFIRE_LOOP_PROBE_WORKERS: '1' } : {}),
   }
 }
 
@@ -81,9 +84,10 @@ export class LoopProbe {
 }
 
 // One line for the console: "p50 0.02 / p99 3.1 / max 48 ms, 3 stalls > 10 ms (61 ms)", and
-// with workers "…; the worst of 2 workers, stalls of all".
+// with workers "…; the worst of 2 workers, stalls of all" (or "…; the idle primary's, its 2
+// workers unprobed").
 export function describeLoopDelay(delay: LoopDelay | null | undefined): string {
   if (!delay) return 'n/a'
-  const workers = delay.workers ? `; the worst of ${delay.workers.length} workers, stalls of all` : ''
+  const workers = delay.workers ? `; the worst of ${delay.workers.length} workers, stalls of all` : delay.unprobed_workers ? `; the idle primary's, its ${delay.unprobed_workers} workers unprobed` : ''
   return `p50 ${delay.p50_ms} / p99 ${delay.p99_ms} / max ${delay.max_ms} ms, ${delay.stalls_over_10ms} stall${delay.stalls_over_10ms === 1 ? '' : 's'} > 10 ms (${delay.stalled_ms} ms)${workers}`
 }

@@ -4,16 +4,18 @@
 //
 // It does nothing unless CAMPFIRE_LOOP_PROBE_FD names an inherited file descriptor (the bench
 // passes a pipe as fd 3), and only on the main thread; it then removes that variable, so
-// processes and workers the server starts stay unprobed, all but its cluster workers
-// (WEB_CONCURRENCY): those it measures too, asking them over the cluster's IPC channel. On that
+// processes and workers the server starts stay unprobed. Its cluster workers (WEB_CONCURRENCY)
+// it measures too when CAMPFIRE_LOOP_PROBE_WORKERS=1, asking them over the cluster's IPC channel
+// (their own 1 ms timers then cost them CPU: see the README). On that
 // descriptor, each line "lap N" is answered with one line of JSON ({"lap": N, …}) covering the
 // time since the previous lap (or the start):
 //   - perf_hooks.monitorEventLoopDelay at 1 ms resolution: p50, p99, max and mean of the delay,
 //     the time between its 1 ms timer's ticks beyond the 1 ms asked for;
 //   - a 1 ms interval timer's lateness: how many ticks came more than 10 ms late (stalls), their
 //     total and the longest, in ms.
-// With workers, the figures are theirs (the worst worker's delays, their stalls added up), with
-// each worker's own under "workers" and the supervising process's under "primary".
+// With probed workers, the figures are theirs (the worst worker's delays, their stalls added up),
+// with each worker's own under "workers" and the supervising process's under "primary"; with
+// unprobed ones, the primary's, and how many workers went unprobed.
 import cluster from 'node:cluster'
 import net from 'node:net'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
@@ -30,8 +32,9 @@ if (isMainThread && cluster.isWorker && process.env[WORKER_MARK] === '1') {
   answerPrimary(meter())
 } else if (isMainThread && Number.isInteger(fd) && fd > 2) {
   delete process.env.CAMPFIRE_LOOP_PROBE_FD
-  process.env[WORKER_MARK] = '1'
-  answerBench(fd, meter())
+  if (process.env.CAMPFIRE_LOOP_PROBE_WORKERS === '1') process.env[WORKER_MARK] = '1'
+  delete process.env.CAMPFIRE_LOOP_PROBE_WORKERS
+  answerBench(fd, meter(), process.env[WORKER_MARK] === '1')
 }
 
 // This thread's loop: lap() gives the figures since the previous lap and starts the next.
@@ -88,7 +91,7 @@ function answerPrimary(lap) {
   })
 }
 
-function answerBench(descriptor, lap) {
+function answerBench(descriptor, lap, probesWorkers) {
   const answers = new Map()
   cluster.on('message', (worker, message) => {
     if (message?.campfireLoopProbe === 'figures') answers.get(message.id)?.(worker.id, message.figures)
@@ -96,7 +99,7 @@ function answerBench(descriptor, lap) {
   // The workers' laps, or none (one process): each worker that answers in time.
   const workersLap = (id) => {
     const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker?.isConnected())
-    if (workers.length === 0) return Promise.resolve([])
+    if (workers.length === 0 || !probesWorkers) return Promise.resolve([])
     return new Promise((resolve) => {
       const got = new Map()
       const done = () => {
@@ -125,8 +128,9 @@ function answerBench(descriptor, lap) {
       const [word, id] = command.split(' ')
       if (word !== 'lap') continue
       const own = lap()
+      const unprobed = probesWorkers ? 0 : Object.keys(cluster.workers ?? {}).length
       void workersLap(Number(id)).then((workers) => {
-        const figures = workers.length === 0 ? own : { ...worst(workers, own.secs), primary: own, workers }
+        const figures = workers.length > 0 ? { ...worst(workers, own.secs), primary: own, workers } : unprobed > 0 ? { ...own, unprobed_workers: unprobed } : own
         channel.write(JSON.stringify({ lap: Number(id), ...figures }) + '\n')
       })
     }

@@ -82,6 +82,8 @@ export interface ServerChild {
 export interface ServerExtras {
   // Preload the event-loop delay probe (support/loop-probe.mjs) and keep a pipe to it.
   probe?: boolean
+  // And have it measure the cluster's workers, not only the process started.
+  probeWorkers?: boolean
   // Worker processes (WEB_CONCURRENCY); more than one starts a redis-server beside the server
   // (REDIS_URL), as does `redis` with one.
   workers?: number
@@ -100,6 +102,11 @@ export const PROCESS_OPTIONS = {
   'server-cores': text('LIST', "the cores the server and its redis-server are pinned to, as taskset takes them (0,1 shares the generator's core, which is then not pinned)", SERVER_CORE),
 }
 
+// For the benchmarks with the loop probe (bench:users, bench:routes).
+export const PROBE_WORKERS_OPTION = {
+  'probe-workers': flag("with --workers: the loop probe measures every worker's event loop, not the idle primary's (its 1 ms timers then cost the workers CPU: about 1.4-2.4 ms more per navigation with 2, measured)"),
+}
+
 // True when the server's cores include the generator's, which then runs unpinned.
 export function sharesGeneratorCore(cores: string): boolean {
   return cores.split(',').some((part) => {
@@ -108,8 +115,8 @@ export function sharesGeneratorCore(cores: string): boolean {
   })
 }
 
-export function processOptionsOf(options: { workers: number; redis: boolean; redisTcp: boolean; serverCores: string }): Pick<ServerExtras, 'workers' | 'redis' | 'redisTcp' | 'cores'> {
-  return { workers: options.workers, redis: options.redis, redisTcp: options.redisTcp, cores: options.serverCores }
+export function processOptionsOf(options: { workers: number; redis: boolean; redisTcp: boolean; serverCores: string; probeWorkers?: boolean }): Pick<ServerExtras, 'workers' | 'redis' | 'redisTcp' | 'cores' | 'probeWorkers'> {
+  return { workers: options.workers, redis: options.redis, redisTcp: options.redisTcp, cores: options.serverCores, probeWorkers: options.probeWorkers ?? false }
 }
 
 // What the report says of where the server ran.
@@ -176,7 +183,7 @@ export async function startServer(serverDir: string, storage: string, logPath: s
       DISABLE_SSL: 'true',
       HTTP_PORT: String(port),
       HTTP_BIND: '127.0.0.1',
-      ...(extras.probe ? probeEnv(process.env.NODE_OPTIONS) : {}),
+      ...(extras.probe ? probeEnv(process.env.NODE_OPTIONS, extras.probeWorkers === true) : {}),
       ...processes,
       ...env,
     },
