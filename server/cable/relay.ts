@@ -151,7 +151,11 @@ export class CableRelay implements Relay {
   private send(entry: string, deliverHere?: () => void): void {
     if (entry.length > MAX_MESSAGE_BYTES) {
       this.log.error({ chars: entry.length }, 'cable relay: broadcast too large to relay; other processes will not hear it')
-      if (deliverHere) this.deliverAfter([deliverHere], null)
+      // Still delivered here, after what was broadcast before it (the batch goes first).
+      if (deliverHere) {
+        this.flush()
+        this.deliverAfter([deliverHere], null)
+      }
       return
     }
     if (this.batchChars + entry.length > BATCH_CHARS) this.flush()

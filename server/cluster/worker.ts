@@ -25,8 +25,8 @@ export function workerListenText(workerId: number): (address: string) => string 
 }
 
 // Wires a worker's app to its primary: the presence it writes is kept as its own share, under
-// its process id (its primary releases it if it dies), and when the primary is gone (the IPC channel closes, and
-// Node exits the worker at once) what is queued is written.
+// its process id (its primary releases it if it dies), and when the primary is gone (the IPC
+// channel closes, and Node exits the worker at once) what is queued is written.
 export function joinCluster(app: FastifyInstance): void {
   presenceWrites(app.store).worker = process.pid
   cluster.worker!.on('disconnect', () => {
