@@ -2,6 +2,7 @@ import cluster from 'node:cluster'
 import { superviseWorkers } from './cluster/primary.ts'
 import { clusterWorkerId, joinCluster, workerListenText, workerLogger } from './cluster/worker.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
+import { UnknownSchemaError } from './models/upstream-eras.ts'
 
 function configOrExit(): Config {
   try {
@@ -44,6 +45,17 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   await app.listen({ port: config.httpPort, host: config.httpBind, ...(workerId === undefined ? {} : { listenTextResolver: workerListenText(workerId) }) })
 }
 
-const config = configOrExit()
-if (config.webConcurrency > 1 && cluster.isPrimary) await superviseWorkers(config)
-else await serve(config, clusterWorkerId())
+// A database this server does not know, or an upgrade step that failed, stops the boot with the
+// version named, the file left as it was found.
+async function boot(config: Config): Promise<void> {
+  try {
+    if (config.webConcurrency > 1 && cluster.isPrimary) await superviseWorkers(config)
+    else await serve(config, clusterWorkerId())
+  } catch (error) {
+    if (!(error instanceof UnknownSchemaError)) throw error
+    console.error(`Campfire cannot start: ${error.message}`)
+    process.exit(65)
+  }
+}
+
+await boot(configOrExit())

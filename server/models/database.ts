@@ -1,6 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { restoreMissingTriggers } from './triggers.ts'
+import { pendingSteps, upgradeUpstream } from './upstream-eras.ts'
 
 export type Connection = BetterSqlite3.Database
 
@@ -58,12 +60,19 @@ function position(db: Connection): number {
   return current === 0 && tableExists(db, 'accounts') ? 1 : current
 }
 
+// First where the file stands in upstream's history: an unknown or newer schema is refused before
+// anything is written (UnknownSchemaError). An older upstream schema is brought to upstream's
+// current one (server/models/upstream-eras.ts), then our own migrations run, then any trigger of
+// ours that a rebuilt table lost is created again (server/models/triggers.ts).
+//
 // Each pending migration is checked again under the write lock: worker processes booting
 // together on one file race to migrate it, and the first one applies what the others skip.
 export function migrate(db: Connection, dir: string): string[] {
-  const applied: string[] = []
+  const steps = pendingSteps(db)
+  const applied = steps === 'fresh' ? [] : upgradeUpstream(db, steps)
+  const migrations = readMigrations(dir)
   const current = position(db)
-  for (const migration of readMigrations(dir)) {
+  for (const migration of migrations) {
     if (migration.version <= current) continue
     const ran = db.transaction(() => {
       if (migration.version <= position(db)) return false
@@ -73,5 +82,6 @@ export function migrate(db: Connection, dir: string): string[] {
     }).immediate()
     if (ran) applied.push(migration.name)
   }
+  for (const name of restoreMissingTriggers(db, migrations)) applied.push(`trigger ${name} (restored)`)
   return applied
 }

@@ -1,4 +1,7 @@
+import BetterSqlite3 from 'better-sqlite3'
+import { existsSync } from 'node:fs'
 import { migrate, openConnection, type Connection } from './database.ts'
+import { pendingSteps } from './upstream-eras.ts'
 import { createModels, type Models } from './index.ts'
 import { Writer } from '../lib/writer.ts'
 
@@ -21,6 +24,7 @@ export class Store {
   private readonly readTransaction: { deferred: <T>(fn: (models: Models) => T) => T }
 
   constructor(options: StoreOptions) {
+    if (options.migrate !== false) refuseUnknownSchema(options.path)
     this.writeDb = openConnection(options.path, { synchronous: options.synchronous })
     this.appliedMigrations = options.migrate === false ? [] : migrate(this.writeDb, options.migrationsDir)
     this.readDb = openConnection(options.path, { synchronous: options.synchronous })
@@ -48,5 +52,17 @@ export class Store {
     this.writer.close()
     this.readDb.close()
     this.writeDb.close()
+  }
+}
+
+// Read-only, before the writer connection switches the file to WAL: a database this server does
+// not know is refused byte for byte as it was found.
+function refuseUnknownSchema(path: string): void {
+  if (!existsSync(path)) return
+  const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true })
+  try {
+    pendingSteps(db)
+  } finally {
+    db.close()
   }
 }
