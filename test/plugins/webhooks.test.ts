@@ -18,7 +18,6 @@ test('a message in a direct room is POSTed to its bot as upstream’s JSON', asy
   assert.equal(request!.url, '/bot?secret=1')
   assert.equal(request!.headers['content-type'], 'application/json')
   assert.deepEqual(request!.json, {
-    type: 'message',
     user: { id: users.kevin.id, name: users.kevin.name },
     room: { id: rooms.bender_and_kevin.id, name: null, path: `/rooms/${rooms.bender_and_kevin.id}/${users.bender.id}-BenderToken1/messages` },
     message: { id: messageId, body: { html: 'Good news, everyone', plain: 'Good news, everyone' }, path: `/rooms/${rooms.bender_and_kevin.id}/@${messageId}` },

@@ -5,7 +5,6 @@ import type { WebhookTarget } from '../webhook.ts'
 import { plainText } from '../rich-text/index.ts'
 
 export interface WebhookPayload {
-  type: 'message'
   user: { id: number; name: string }
   room: { id: number; name: string | null; path: string }
   message: { id: number; body: { html: string; plain: string }; path: string }
@@ -33,7 +32,7 @@ function convertedPlainText(m: Models, message: MessageRow, html: string, mentio
   return text.trim() !== '' ? text : (m.webhooks.attachmentFilename(message.id) ?? '')
 }
 
-// What Webhook#payload sends one bot (§1.35's shape, with upstream's `type: "message"` first):
+// What Webhook#payload sends one bot, exactly upstream's JSON (§1.35: user, room, message, no more):
 // paths, not URLs (the bot's messages path carries its key), the stored rich text, and the
 // plain text without the bot's own @mention. The rich text is serialised once per message, so
 // a message that many bots hear of is not re-encoded for each; the result is the JSON text of
@@ -43,7 +42,7 @@ export function webhookJson(basis: MessageBasis, room: RoomRow, message: Message
   const roomJson = JSON.stringify({ id: room.id, name: room.name, path: `/rooms/${room.id}/${target.botId}-${target.botToken ?? ''}/messages` })
   const plain = JSON.stringify(withoutMention(basis.plain, target.botName))
   const path = JSON.stringify(`/rooms/${room.id}/@${message.id}`)
-  return `{"type":"message","user":${user},"room":${roomJson},"message":{"id":${message.id},"body":{"html":${basis.htmlJson},"plain":${plain}},"path":${path}}}`
+  return `{"user":${user},"room":${roomJson},"message":{"id":${message.id},"body":{"html":${basis.htmlJson},"plain":${plain}},"path":${path}}}`
 }
 
 // Every "@<bot name>" goes, then leading and trailing whitespace (Unicode spaces too).

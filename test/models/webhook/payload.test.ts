@@ -32,7 +32,6 @@ test('the JSON is upstream’s payload, keys in its order, the rich text encoded
     return webhookJson(basis, room, message, { id: users.kevin.id, name: users.kevin.name }, target)
   })
   const expected = {
-    type: 'message',
     user: { id: users.kevin.id, name: users.kevin.name },
     room: { id: rooms.hq.id, name: 'HQ', path: `/rooms/${rooms.hq.id}/${users.bender.id}-BenderToken1/messages` },
     message: { id: message.id, body: { html, plain: '"quotes" & ünïcode' }, path: `/rooms/${rooms.hq.id}/@${message.id}` },
