@@ -65,7 +65,9 @@ export default async function accounts(app: FastifyInstance, options: { config: 
       if (upload?.file) await removeFiles([upload.file.path])
       return send()
     }
-    if (upload && !['PATCH', 'PUT'].includes(overriddenVerb(body) ?? '')) return refuse(() => reply.sendError(405))
+    // A real PATCH or PUT is an update whatever its body; a multipart POST is one only with _method.
+    const verb = request.method === 'POST' ? overriddenVerb(body) : request.method
+    if (upload && !['PATCH', 'PUT'].includes(verb ?? '')) return refuse(() => reply.sendError(405))
     if (form.malformed || (!form.present && !upload?.file)) return refuse(() => reply.sendError(400, 'The account form could not be read.'))
     if (name === null) return refuse(() => edit(request, reply, { name: form.name, error: INVALID_NAME }, 422))
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { buildTestApp, inject, sameOrigin, signIn } from '../../helper.ts'
 import { users } from '../../fixtures.ts'
 import { accountRow, botCookie, get, send } from './support.ts'
+import { multipart } from '../../support/multipart.ts'
 
 const count = (html: string, pattern: RegExp) => (html.match(new RegExp(pattern, 'g')) ?? []).length
 
@@ -174,4 +175,24 @@ test('renaming the account moves the cached sidebar, which carries the account i
   const before = version()
   await send(app, admin, 'PATCH', '/account', [['account[name]', 'Renamed']])
   assert.notEqual(version(), before)
+})
+
+for (const verb of ['PATCH', 'PUT'] as const) {
+  test(`${verb} /account with a real multipart body renames the account, as Rails accepts it`, async (t) => {
+    const { app } = await buildTestApp(t)
+    const cookie = await signIn(app, 'david')
+    const form = multipart([{ name: 'account[name]', value: 'Multipart Fire' }])
+    const response = await inject(app, cookie, { method: verb, url: '/account', payload: form.payload, headers: form.headers })
+    assert.equal(response.statusCode, 302, response.body.slice(0, 300))
+    assert.equal(accountRow(app).name, 'Multipart Fire')
+  })
+}
+
+test('POST /account with a multipart body and no _method is still not an update', async (t) => {
+  const { app } = await buildTestApp(t)
+  const cookie = await signIn(app, 'david')
+  const form = multipart([{ name: 'account[name]', value: 'Sneaky' }])
+  const response = await inject(app, cookie, { method: 'POST', url: '/account', payload: form.payload, headers: form.headers })
+  assert.equal(response.statusCode, 405)
+  assert.equal(accountRow(app).name, '37signals')
 })
