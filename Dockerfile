@@ -41,6 +41,10 @@ COPY --from=build /app/tmp/assets tmp/assets
 COPY --from=build /app/views views
 COPY --from=build /app/migrations migrations
 COPY --from=build /app/public public
+# ONCE runs /hooks/pre-backup before it copies the storage folder and /hooks/post-restore after it
+# puts one back; script/admin/ keeps upstream's admin commands at upstream's paths (docs/upgrading.md).
+COPY --from=build /app/hooks /hooks
+COPY --from=build /app/script script
 
 # The server runs as the base image's `node` user (uid 1000, as upstream's image runs Rails), so
 # mounted folders must be writable by uid 1000; `docker exec --user root` still works.

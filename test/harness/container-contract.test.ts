@@ -582,3 +582,76 @@ test("the image's command serves the harness's contract on storage laid out as i
     assert.equal(ids, acknowledged.length + 1)
   })
 })
+
+// ---------------------------------------------------------------------------------------------
+// ONCE's backups: it runs /hooks/pre-backup inside the container, copies the storage folder while
+// the server keeps running, and on a restore puts the folder back and runs /hooks/post-restore
+// before the container starts. The hooks run here as the image's, from the image's WORKDIR.
+
+function runHook(name: 'pre-backup' | 'post-restore', recipe: ImageRecipe, storage: string): string {
+  const { env: imageEnv } = imageCommand(recipe)
+  return execFileSync(join(ROOT, 'hooks', name), [], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...imageEnv, CAMPFIRE_STORAGE_PATH: storage, CAMPFIRE_APP_ROOT: ROOT },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+}
+
+test('ONCE’s backup hooks: a storage folder copied live after /hooks/pre-backup and put back with /hooks/post-restore keeps every acknowledged post', async (t) => {
+  const recipe = readDockerfile(join(ROOT, 'Dockerfile'))
+  const copies = recipe.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args)
+  assert.ok(copies.some((args) => /\/app\/hooks \/hooks$/.test(args)), 'the image has /hooks')
+  for (const name of ['pre-backup', 'post-restore']) assert.ok(statSync(join(ROOT, 'hooks', name)).mode & 0o100, `hooks/${name} is executable`)
+  execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'build', 'server.ts')], { cwd: ROOT, stdio: 'pipe' })
+
+  const env = referenceEnv(await freePort(), await freePort())
+  const run = await seedRun(t, env)
+  const server = await startAsImage(t, recipe, run)
+  const client = new HttpClient(server.baseUrl, 8)
+  t.after(() => client.close())
+  const cookie = await harnessLogin(client, labelText(run.labels, 'emails.david'), run.password)
+  const hq = labelId(run.labels, 'rooms.hq')
+  const post = async () => {
+    const request = postRequest(hq, cookie, false)
+    const answer = await send(client, { method: 'POST', path: request.url, headers: request.headers, body: request.payload })
+    assert.equal(answer.status, 200, excerpt(answer))
+    return request.token
+  }
+  const acknowledged = await Promise.all(Array.from({ length: 24 }, post))
+
+  // Posts keep arriving while the hook runs and while the folder is copied, as on a live server.
+  const busy = Promise.all(Array.from({ length: 8 }, post))
+  const output = runHook('pre-backup', recipe, run.storage)
+  assert.match(output, /snapshot of .* written to .*backups\/production\.sqlite3/)
+  await busy
+  const backup = mkdtempSync(join(tmpdir(), 'campfire-once-backup-'))
+  t.after(() => rmSync(backup, { recursive: true, force: true }))
+  execFileSync('cp', ['-a', run.storage, join(backup, 'storage')])
+  assert.ok(existsSync(join(backup, 'storage', 'backups', 'production.sqlite3')), 'the snapshot travels with the folder')
+  await server.stop()
+
+  // The restore: the folder into a fresh place, the hook, then a fresh server on it.
+  const restoredRoot = mkdtempSync(join(tmpdir(), 'campfire-once-restore-'))
+  t.after(() => rmSync(restoredRoot, { recursive: true, force: true }))
+  chmodSync(restoredRoot, 0o755)
+  const storage = join(restoredRoot, 'storage')
+  execFileSync('cp', ['-a', join(backup, 'storage'), storage])
+  assert.match(runHook('post-restore', recipe, storage), /restored from/)
+  const db = join(storage, 'db', 'production.sqlite3')
+  assert.ok(!existsSync(`${db}-wal`) && !existsSync(`${db}-shm`), 'the live copy’s WAL files are gone')
+  const restoredEnv = { ...env, HTTP_PORT: String(await freePort()), TARGET_PORT: String(await freePort()) }
+  const envFile = join(restoredRoot, 'reference.env')
+  writeFileSync(envFile, Object.entries(restoredEnv).map(([key, v]) => `${key}=${v}\n`).join(''), { mode: 0o600 })
+  const restored = await startAsImage(t, recipe, { ...run, root: restoredRoot, storage, db, envFile })
+  t.after(() => void restored.stop())
+
+  const reader = new BetterSqlite3(db, { readonly: true, fileMustExist: true })
+  t.after(() => reader.close())
+  const bodies = new Set(reader.prepare("SELECT body FROM action_text_rich_texts WHERE record_type = 'Message' AND record_id IN (SELECT id FROM messages WHERE room_id = ?)").pluck().all(hq) as string[])
+  const missing = acknowledged.filter((token) => ![...bodies].some((body) => body.includes(token)))
+  assert.deepEqual(missing, [], 'every post acknowledged before the hook ran is in the restored database')
+  assert.equal(reader.pragma('integrity_check', { simple: true }), 'ok')
+  const page = await fetch(`${restored.baseUrl}/up`)
+  assert.equal(page.status, 200)
+})

@@ -24,7 +24,8 @@ test('a matching If-None-Match, with or without If-Modified-Since, gets 304 with
   const first = await get(app, cookie, url)
   const etag = String(first.headers.etag)
   const lastModified = String(first.headers['last-modified'])
-  for (const headers of [{ 'if-none-match': etag }, { 'if-none-match': etag, 'if-modified-since': lastModified }, { 'if-modified-since': lastModified }]) {
+  const conditional: Record<string, string>[] = [{ 'if-none-match': etag }, { 'if-none-match': etag, 'if-modified-since': lastModified }, { 'if-modified-since': lastModified }]
+  for (const headers of conditional) {
     const again = await get(app, cookie, url, headers)
     assert.equal(again.statusCode, 304, JSON.stringify(headers))
     assert.equal(again.body, '')
