@@ -1,6 +1,6 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,6 +10,7 @@ import { openConnection } from '../../server/models/database.ts'
 import { Store } from '../../server/models/store.ts'
 import { UnknownSchemaError } from '../../server/models/upstream-eras.ts'
 import { SECRET_KEY_BASE, tempStorage, testConfig } from '../helper.ts'
+import { freePort } from '../support/ports.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const MIGRATIONS = join(ROOT, 'migrations')
@@ -129,4 +130,19 @@ test('a database the old boot left half-migrated (our migrations on an old schem
   assert.equal(store.writeDb.pragma('user_version', { simple: true }), 7)
   assert.equal(store.writeDb.prepare('SELECT count(*) FROM messages').pluck().get(), 3)
   assert.equal(store.writeDb.prepare('SELECT status FROM users WHERE id = 3').pluck().get(), 1)
+})
+
+test('the server process stops at boot on a newer schema with the version named and exit status 65', async (t) => {
+  const storage = tempStorage(t)
+  const path = join(storage, 'db', 'production.sqlite3')
+  mkdirSync(dirname(path), { recursive: true })
+  execFileSync('sqlite3', [path], { input: `PRAGMA journal_mode = WAL;\n${readFileSync(join(MIGRATIONS, '001-initial-schema.sql'), 'utf8')}\nINSERT INTO schema_migrations (version) VALUES ('20260301120000');`, stdio: ['pipe', 'ignore', 'pipe'] })
+  const before = fileBytes(path)
+  const child = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'main.ts')], {
+    cwd: ROOT, encoding: 'utf8', timeout: 120_000,
+    env: { PATH: process.env.PATH ?? '', CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, HTTP_PORT: String(await freePort()), DISABLE_SSL: 'true', LOG_LEVEL: 'silent' },
+  })
+  assert.equal(child.status, 65, child.stderr)
+  assert.match(child.stderr, /Campfire cannot start: This database is at schema version 20260301120000, newer than 20251212154340/)
+  assert.ok(fileBytes(path).equals(before))
 })
