@@ -55,11 +55,16 @@ export class Store {
   }
 }
 
-// Read-only, before the writer connection switches the file to WAL: a database this server does
-// not know is refused byte for byte as it was found.
+// Before the writer connection switches the file to WAL: a database this server does not know is
+// refused byte for byte as it was found, with nothing left beside it. A read-only connection to a
+// WAL file leaves empty -wal and -shm files behind, so it is used only when they are there already
+// (a -wal with frames in it must not be checkpointed into the file either); otherwise the
+// connection may write but does not (query_only), and its close removes what its open created.
 function refuseUnknownSchema(path: string): void {
   if (!existsSync(path)) return
-  const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true })
+  const readonly = existsSync(`${path}-wal`)
+  const db = new BetterSqlite3(path, { readonly, fileMustExist: true })
+  if (!readonly) db.pragma('query_only = ON')
   try {
     pendingSteps(db)
   } finally {

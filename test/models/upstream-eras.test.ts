@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildApp } from '../../server/app.ts'
@@ -90,6 +90,7 @@ test('a database from a newer upstream schema is refused by name and left byte f
   assert.throws(() => new Store({ path, migrationsDir: MIGRATIONS }), (error: Error) =>
     error instanceof UnknownSchemaError && /20260301120000/.test(error.message) && /newer than 20251212154340/.test(error.message))
   assert.ok(fileBytes(path).equals(before), 'not a byte written')
+  assert.ok(!existsSync(`${path}-wal`) && !existsSync(`${path}-shm`), 'nothing left beside the file')
   const db = openConnection(path, { readonly: true })
   t.after(() => db.close())
   assert.equal(db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").pluck().get(), 0)
