@@ -23,6 +23,7 @@ import serverTiming from './plugins/server-timing.ts'
 import routes from './routes/index.ts'
 import { postAsBot } from './routes/messages/bot-posting.ts'
 import { requestForLog } from './lib/log-redaction.ts'
+import { rebalanceKeepAlive } from './cluster/rebalance.ts'
 
 export interface AppOptions {
   config: Config
@@ -61,6 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
 
   await app.register(serverTiming, { workerId: options.workerId })
+  if (options.workerId !== undefined) rebalanceKeepAlive(app)
   await app.register(errors)
   await app.register(compression)
   await app.register(cookie)
