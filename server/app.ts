@@ -23,6 +23,7 @@ import serverTiming from './plugins/server-timing.ts'
 import routes from './routes/index.ts'
 import { postAsBot } from './routes/messages/bot-posting.ts'
 import { requestForLog } from './lib/log-redaction.ts'
+import { rebalanceKeepAlive } from './cluster/rebalance.ts'
 
 export interface AppOptions {
   config: Config
@@ -53,14 +54,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: FORM_BODY_LIMIT,
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     routerOptions: { maxParamLength: 1000 },
-    connectionTimeout: 60_000,
-    requestTimeout: 60_000,
-    keepAliveTimeout: 65_000,
+    // A connection that sends nothing for as long as a whole request may take is closed; slow
+    // headers and slow requests get a 408 (checked every second, not Node's 30 s).
+    connectionTimeout: config.httpTimeouts.requestMs,
+    requestTimeout: config.httpTimeouts.requestMs,
+    keepAliveTimeout: config.httpTimeouts.keepAliveMs,
+    http: { headersTimeout: config.httpTimeouts.headersMs, connectionsCheckingInterval: 1_000 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   })
 
   await app.register(serverTiming, { workerId: options.workerId })
+  if (options.workerId !== undefined) rebalanceKeepAlive(app)
   await app.register(errors)
   await app.register(compression)
   await app.register(cookie)

@@ -41,6 +41,10 @@ export interface Config {
   readonly redisUrl: string | null
   // Action Cable's Redis channel prefix, campfire_<RAILS_ENV> as upstream's adapter names it.
   readonly cableChannelPrefix: string
+  // How long a client may take over its headers (HTTP_HEADERS_TIMEOUT, 10 s) and its whole
+  // request (HTTP_REQUEST_TIMEOUT, 60 s) before a 408, and keep an idle connection open
+  // (HTTP_KEEP_ALIVE_TIMEOUT, 20 s), in seconds.
+  readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number }
 }
 
 // The cache switches (README, "Caching"): defaults are the fast settings; the others are the
@@ -116,7 +120,23 @@ export function loadConfig(env: Env = process.env): Config {
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     ...readProcesses(env),
     cableChannelPrefix: `campfire_${environment}`,
+    httpTimeouts: readHttpTimeouts(env),
   })
+}
+
+function readSeconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback * 1000
+  const seconds = Number(value)
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new ConfigError(`${name} must be a number of seconds from 0 to 3600 (not 0), got "${value}"`)
+  return Math.round(seconds * 1000)
+}
+
+// A slow client's headers are given less time than its body (a large upload), and neither is
+// unbounded; the headers' limit can be no longer than the request's.
+function readHttpTimeouts(env: Env): Config['httpTimeouts'] {
+  const requestMs = readSeconds('HTTP_REQUEST_TIMEOUT', env.HTTP_REQUEST_TIMEOUT, 60)
+  const headersMs = Math.min(readSeconds('HTTP_HEADERS_TIMEOUT', env.HTTP_HEADERS_TIMEOUT, 10), requestMs)
+  return { headersMs, requestMs, keepAliveMs: readSeconds('HTTP_KEEP_ALIVE_TIMEOUT', env.HTTP_KEEP_ALIVE_TIMEOUT, 20) }
 }
 
 // One process needs nothing else; several share their broadcasts through Redis, so asking for

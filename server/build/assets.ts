@@ -1,13 +1,16 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
-import { buildSync } from 'esbuild'
+import { lazily } from '../lib/lazy-require.ts'
 import { projectPath } from '../lib/paths.ts'
 import { soundImages } from './sound-images.ts'
 import { listFiles } from '../lib/files.ts'
 
 // Where `npm run build:assets` writes the browser's files; server/rendering/assets.ts serves them.
 export const ASSETS_OUT = projectPath('tmp', 'assets')
+
+// esbuild is loaded only when a build is needed, never by a server whose assets are built.
+const esbuild = lazily<typeof import('esbuild')>('esbuild')
 
 const COMPRESSIBLE = /\.(js|css|svg|json)$/
 
@@ -20,6 +23,7 @@ export function buildAssets(outDir = ASSETS_OUT): string[] {
   outDir = `${finalDir}.building-${process.pid}`
   rmSync(outDir, { recursive: true, force: true })
   mkdirSync(outDir, { recursive: true })
+  const { buildSync } = esbuild()
   buildSync({
     entryPoints: { application: projectPath('public', 'js', 'application.ts'), 'service-worker': projectPath('public', 'js', 'service-worker.ts') },
     bundle: true,

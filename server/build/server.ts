@@ -2,12 +2,27 @@
 // (server/admin/*.ts, as dist/admin/<name>.js) become plain JavaScript files in dist/ (packages
 // stay in node_modules), so production runs on node alone, without the TypeScript loader and the
 // memory it holds. Tests and `npm run dev` run the TypeScript sources directly.
-import { build } from 'esbuild'
+import { build, type Plugin } from 'esbuild'
 import { readdirSync } from 'node:fs'
 import { projectPath } from '../lib/paths.ts'
 
 const workers = readdirSync(projectPath('server', 'workers')).filter((file) => file.endsWith('.ts'))
 const adminScripts = readdirSync(projectPath('server', 'admin')).filter((file) => file.endsWith('.ts'))
+
+const BUNDLED = ['@redis/client', 'fastify', 'avvio', 'find-my-way', 'pino', 'light-my-request', '@fastify/', 'ajv', 'fast-json-stringify', 'eta', 'qs', 'lru-cache', 'parse5', 'uqr', 'fastify-plugin', 'ws', 'duplexify', 'readable-stream']
+
+function externalPackagesExcept(bundled: string[]): Plugin {
+  const isBundled = (name: string) => bundled.some((prefix) => name === prefix || name.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`))
+  return {
+    name: 'external-packages',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('node:') || !isBundled(args.path)) return { path: args.path, external: true }
+        return undefined
+      })
+    },
+  }
+}
 
 const started = performance.now()
 await build({
@@ -23,7 +38,11 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
+  // Packages stay in node_modules, but for these pure-JavaScript ones, bundled in: each is
+  // hundreds of small modules, whose resolving and loading was most of a worker's boot.
+  plugins: [externalPackagesExcept(BUNDLED)],
+  // The bundled CommonJS packages require the external ones.
+  banner: { js: "import { createRequire as __campfireRequire } from 'node:module'; const require = __campfireRequire(import.meta.url);" },
   sourcemap: true,
   logLevel: 'warning',
 })

@@ -5,13 +5,18 @@ import type { Config } from '../config.ts'
 import { workerConnectionsFor } from '../models/membership/worker-connections.ts'
 import type { Store } from '../models/store.ts'
 import { openStore, startCheckpointer } from '../plugins/database.ts'
+import { Handoffs } from './handoffs.ts'
 import { primaryLog, type PrimaryLog } from './log.ts'
 import { WORKER_ID_ENV } from './worker.ts'
 
-const FIRST_RESTART_MS = 100
+const FIRST_RESTART_MS = 0
 const LONGEST_RESTART_MS = 10_000
-// A worker that stayed up this long died of something new: its next restart is quick again.
-const STEADY_AFTER_MS = 30_000
+// A worker that listened for this long died of something new: its next restart is immediate
+// again. One that dies sooner (at boot, or soon after) is restarted after a doubling delay.
+const STEADY_AFTER_MS = 3_000
+// Node fires a worker's `disconnect` after its `exit`, or never (handoffs.ts): what waits for
+// both waits for `disconnect` this long at most.
+const DISCONNECT_GRACE_MS = 1_000
 // Workers get this long to shut down cleanly (their own limit is 10 s), then are killed.
 const STOP_WAIT_MS = 15_000
 
@@ -50,6 +55,7 @@ interface Slot {
   worker: Worker | null
   gone: Promise<void>
   startedAt: number
+  listeningAt: number
   restartMs: number
   restart: NodeJS.Timeout | null
 }
@@ -71,6 +77,7 @@ class Supervisor {
       worker: null,
       gone: Promise.resolve(),
       startedAt: 0,
+      listeningAt: 0,
       restartMs: 0,
       restart: null,
     }))
@@ -101,34 +108,53 @@ class Supervisor {
     slot.restart = null
     // The workers sign with the secret this process settled, never one of their own.
     const worker = cluster.fork({ [WORKER_ID_ENV]: String(slot.id), SECRET_KEY_BASE: this.config.secretKeyBase })
+    const handoffs = new Handoffs(worker)
     slot.worker = worker
     slot.startedAt = Date.now()
+    slot.listeningAt = 0
     worker.once('listening', (address: AddressInfo) => this.listening(slot, worker, address))
-    // Gone once it has exited and its channel is closed.
-    const exited = new Promise<[number | null, string | null]>((resolve) => worker.once('exit', (code, signal) => resolve([code, signal])))
-    const disconnected = new Promise((resolve) => worker.once('disconnect', resolve))
-    slot.gone = Promise.all([exited, disconnected]).then(([[code, signal]]) => this.died(slot, worker, code, signal))
+    // A worker is replaced as soon as it has exited: its `disconnect` may never come.
+    const disconnected = new Promise<void>((resolve) => worker.once('disconnect', () => resolve()))
+    slot.gone = new Promise<void>((resolve) =>
+      worker.once('exit', (code: number | null, signal: string | null) => {
+        this.died(slot, worker, code, signal, handoffs.closeUnacknowledged())
+        const grace = new Promise<void>((done) => setTimeout(done, DISCONNECT_GRACE_MS).unref())
+        void Promise.race([disconnected, grace]).then(resolve)
+      }),
+    )
   }
 
   private listening(slot: Slot, worker: Worker, address: AddressInfo): void {
-    if (this.ready) return this.log.info({ worker: slot.id, workerPid: worker.process.pid }, `worker ${slot.id} restarted`)
+    slot.listeningAt = Date.now()
+    if (this.ready) {
+      this.log.info({ worker: slot.id, workerPid: worker.process.pid, bootMs: slot.listeningAt - slot.startedAt }, `worker ${slot.id} restarted`)
+      return this.rebalance(slot)
+    }
     this.listened.add(slot.id)
     if (this.listened.size < this.slots.length) return
     this.ready = true
     for (const url of listeningUrls(address)) this.log.info({ workers: this.slots.length }, `Server listening at ${url}`)
   }
 
-  private died(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
+  // The keep-alive clients all moved to the workers that stayed up: they let some go (rebalance.ts).
+  private rebalance(restarted: Slot): void {
+    for (const slot of this.slots) {
+      if (slot === restarted || !slot.worker?.isConnected()) continue
+      slot.worker.send({ campfire: 'rebalance', workers: this.slots.length })
+    }
+  }
+
+  private died(slot: Slot, worker: Worker, code: number | null, signal: string | null, unanswered: number): void {
     if (slot.worker === worker) slot.worker = null
     this.release(slot, worker)
-    const details = { worker: slot.id, workerPid: worker.process.pid, code, signal }
+    const details = { worker: slot.id, workerPid: worker.process.pid, code, signal, closedConnections: unanswered }
     if (this.stopping) return this.log.info(details, `worker ${slot.id} stopped`)
     if (!this.ready) {
       this.log.error(details, `worker ${slot.id} died before every worker was listening`)
       return this.fail(`worker ${slot.id} died at boot`)
     }
-    const upMs = Date.now() - slot.startedAt
-    slot.restartMs = upMs >= STEADY_AFTER_MS ? FIRST_RESTART_MS : Math.min(slot.restartMs * 2 || FIRST_RESTART_MS, LONGEST_RESTART_MS)
+    const steady = slot.listeningAt > 0 && Date.now() - slot.listeningAt >= STEADY_AFTER_MS
+    slot.restartMs = steady ? FIRST_RESTART_MS : Math.min(slot.restartMs * 2 || 100, LONGEST_RESTART_MS)
     this.log.error({ ...details, restartInMs: slot.restartMs }, `worker ${slot.id} died (${signal ?? `exit code ${code}`}); restarting it`)
     slot.restart = setTimeout(() => this.fork(slot), slot.restartMs)
   }

@@ -1,4 +1,6 @@
-import webpush from 'web-push'
+import { lazily } from './lazy-require.ts'
+
+const webpush = lazily<typeof import('web-push')>('web-push')
 
 export interface Vapid {
   subject: string
@@ -22,7 +24,7 @@ export class VapidTokens {
     const cached = this.tokens.get(audience)
     if (cached && cached.renewAt > now) return cached.authorization
     const { subject, publicKey, privateKey } = this.vapid
-    const { Authorization } = webpush.getVapidHeaders(audience, subject, publicKey, privateKey, 'aes128gcm', Math.floor(now / 1000) + TOKEN_LIFETIME_S)
+    const { Authorization } = webpush().getVapidHeaders(audience, subject, publicKey, privateKey, 'aes128gcm', Math.floor(now / 1000) + TOKEN_LIFETIME_S)
     if (this.tokens.size >= MAX_AUDIENCES) this.tokens.clear()
     this.tokens.set(audience, { authorization: Authorization, renewAt: now + TOKEN_REUSE_MS })
     return Authorization

@@ -1,10 +1,12 @@
 import { isIP } from 'node:net'
-import webpush from 'web-push'
+import { lazily } from './lazy-require.ts'
 import { BoundedQueue } from './bounded-queue.ts'
 import { GuardError, isPublicAddress } from './private-network-guard.ts'
 import { OnePerTurn } from './one-per-turn.ts'
 import { VapidTokens, type Vapid } from './vapid-tokens.ts'
 import { PushAgent } from './web-push-agent.ts'
+
+const webpush = lazily<typeof import('web-push')>('web-push')
 
 // Delivering Web Push messages off the request path (upstream lib/web_push/pool.rb): at most
 // `concurrency` requests in flight and `maxQueue` waiting (more are dropped, never held), one
@@ -107,7 +109,7 @@ export class WebPushPool {
       return this.settle(push, 'refused', 'endpoint not permitted')
     }
     try {
-      const sending = webpush.sendNotification({ endpoint: push.endpoint, keys: { p256dh: push.p256dh, auth: push.auth } }, push.payload, {
+      const sending = webpush().sendNotification({ endpoint: push.endpoint, keys: { p256dh: push.p256dh, auth: push.auth } }, push.payload, {
         headers: { Authorization: this.tokens.authorization(url.origin) },
         vapidDetails: null,
         TTL: PUSH_TTL_SECONDS,

@@ -39,6 +39,7 @@ export interface MultipartFormOptions {
 }
 
 const MALFORMED = 'The form could not be read.'
+export const ONE_FILE = 'Only one file is accepted: send each file on its own.'
 const FIELD_BYTES = 64 * 1024
 
 // ActiveStorage::Filename#sanitized: no path separators, control or reserved characters.
@@ -56,14 +57,15 @@ export function multipartBoundary(contentType: string | undefined): string | nul
 // A form with one file (an avatar, a logo, a message's attachment), streamed: the text fields kept as strings, the file
 // straight to disk under a new blob key. A file input left empty (no filename, no bytes) is no
 // file. Whatever the client got wrong is an UploadRefused: 400 for a body that is not a
-// well-formed multipart form (no boundary, cut short), 422 for a file that is too large or
-// empty; the stored file is removed again then. The refusal is a FormRefused, with the fields
+// well-formed multipart form (no boundary, cut short), 422 for a file that is too large,
+// empty or a second file; the stored file is removed again then. The refusal is a FormRefused, with the fields
 // read so far. Only our own failures (the disk) are thrown as they are.
 export async function readMultipartForm(request: FastifyRequest, config: Config, options: MultipartFormOptions): Promise<MultipartForm> {
   if (!multipartBoundary(request.headers['content-type'])) throw new FormRefused(400, `${MALFORMED} It has no multipart boundary.`, {})
   const maxBytes = options.maxBytes ?? config.maxUploadBytes
   const form: MultipartForm = { fields: {}, body: {}, file: null, filename: 'file' }
   let malformed = false
+  let files = 0
   try {
     const fields = options.fields ?? 20
     const parts = request.parts({ limits: { fileSize: maxBytes, files: 2, fields, parts: fields + 2, fieldSize: options.fieldBytes ?? FIELD_BYTES } })
@@ -79,7 +81,10 @@ export async function readMultipartForm(request: FastifyRequest, config: Config,
       const part = next.value
       if (part.type === 'field') {
         if (typeof part.value === 'string' && !Object.hasOwn(form.fields, part.fieldname)) form.fields[part.fieldname] = part.value
-      } else if (part.fieldname === options.fileField && !form.file && part.filename) {
+      } else if (part.filename && files++ > 0) {
+        part.file.resume()
+        throw new UploadRefused(422, ONE_FILE)
+      } else if (part.fieldname === options.fileField && part.filename) {
         form.filename = sanitizeFilename(part.filename)
         try {
           form.file = await storeUpload(config.filesPath, part.file, part.mimetype, maxBytes)
@@ -113,6 +118,7 @@ function refusal(error: unknown, malformed: boolean, maxBytes: number, tooLargeS
   const { statusCode: status, code } = error as { statusCode?: number; code?: string }
   if (error instanceof UploadTooLarge || code === 'FST_REQ_FILE_TOO_LARGE') return new UploadRefused(tooLargeStatus, `That file is too large: the limit is ${megabytes(maxBytes)}.`)
   if (error instanceof EmptyUpload) return new UploadRefused(422, 'That file is empty.')
+  if (error instanceof UploadRefused) return error
   if (status === 413) return new UploadRefused(413, 'That form has too many fields or files.')
   if ((status !== undefined && status >= 400 && status < 500) || malformed) return new UploadRefused(400, MALFORMED)
   return error

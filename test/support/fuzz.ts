@@ -64,7 +64,7 @@ export function fillPath(parts: PathPart[], value: (index: number) => string): s
 export const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 export interface FuzzCase {
-  family: 'param' | 'query' | 'header' | 'body' | 'string'
+  family: 'param' | 'query' | 'header' | 'body' | 'string' | 'not a form'
   // What was malformed, for the failure report.
   input: string
   method: string
@@ -227,6 +227,19 @@ export const HOSTILE_BODIES: ReadonlyArray<readonly [string | undefined, string 
   [`multipart/form-data; boundary=${BOUNDARY}`, fileUpload(`${'../'.repeat(100)}\u0000${'n'.repeat(400)}.txt`, ';;;', Buffer.from('x')), 'upload with a hostile filename and type'],
   [`multipart/form-data; boundary=${BOUNDARY}`, fileUpload('é😀.txt', 'text/plain; charset="', Buffer.from('x')), 'upload with a non-ASCII filename'],
   [FORM, 'x='.padEnd(2 * 1024 * 1024 + 10, 'x'), 'a form over the 2 MiB limit'],
+]
+
+// Bodies that are not readable forms: every form route refuses them with 400 or 415 before it
+// reads them (server/plugins/body.ts), never acting on them as an empty or literal form.
+export const NOT_FORM_BODIES: ReadonlyArray<readonly [string | undefined, string, string]> = [
+  ['text/plain', 'user[webhook_url]=&message[body]=hi', 'text/plain'],
+  ['text/plain; charset=utf-8', '_method=delete', 'text/plain saying _method=delete'],
+  [JSON_TYPE, '[{"message":{"body":"hi"}}]', 'a JSON array'],
+  [JSON_TYPE, '"message[body]=hi"', 'a JSON string'],
+  [undefined, 'message[body]=hi&user[name]=x', 'no Content-Type'],
+  [`${FORM}; charset=utf-9999`, 'message[body]=hi&user[name]=x', 'a made-up charset'],
+  [`${FORM}; x=${'y'.repeat(9000)}`, 'message[body]=hi&user[name]=x', 'a 9,000-character Content-Type'],
+  [FORM, 'message[body]=%E0%A4%A&user[name]=%E0%A4%A&room[name]=%E0%A4%A&_method=%E0%A4%A', 'undecodable percent-escapes'],
 ]
 
 // Query strings, appended to a path with every parameter valid.
@@ -423,5 +436,8 @@ export function* fuzzCases(route: RoutePattern, options: FuzzOptions): Generator
   }
   for (const [type, payload, label] of HOSTILE_BODIES) {
     yield { family: 'body', input: label, method: route.method, url: validUrl, headers: type === undefined ? {} : { 'content-type': type }, payload }
+  }
+  for (const [type, payload, label] of NOT_FORM_BODIES) {
+    yield { family: 'not a form', input: label, method: route.method, url: validUrl, headers: type === undefined ? {} : { 'content-type': type }, payload }
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { directRoomName } from '../../lib/sentence.ts'
-import { parseForm } from '../../plugins/body.ts'
+import { parseForm, UNREADABLE_FORM } from '../../plugins/body.ts'
 import { resourceRoutes } from '../method-override.ts'
 import { sidebarBroadcasts } from './sidebar-broadcasts.ts'
 import { backPath, destroyHandler, readUserIds, rememberRoom, roomFinder } from './room-scope.ts'
@@ -19,7 +19,8 @@ export default async function directs(app: FastifyInstance) {
       const user = request.user!
       // The Ping buttons (public profile, sidebar) name the person in the URL, as upstream's
       // button_to does; Rails merges query and form parameters.
-      const query = parseForm(request.url.split('?')[1] ?? '')
+      const query = readQuery(request.url)
+      if (!query) return reply.sendError(400, UNREADABLE_FORM)
       const userIds = [...new Set([...readUserIds(query), ...readUserIds(request.body)])]
       const room = await app.store.write((m) => m.directRooms.findOrCreateFor(userIds, user.id))
       broadcasts.directCreated(app.store.read((m) => m.rooms.find(room.id))!)
@@ -44,4 +45,13 @@ export default async function directs(app: FastifyInstance) {
   })
 
   resourceRoutes(app, '/rooms/directs/:id', { DELETE: destroyHandler(app, 'direct') })
+}
+
+// The query string's parameters, or null when one has an undecodable escape.
+function readQuery(url: string): Record<string, unknown> | null {
+  try {
+    return parseForm(url.split('?')[1] ?? '')
+  } catch {
+    return null
+  }
 }
