@@ -21,7 +21,7 @@ const STOP_WAIT_MS = 15_000
 // also runs the one WAL checkpointer: it outlives every worker, so checkpoints never stop with
 // one, and it closes the file last, after the workers.
 export async function superviseWorkers(config: Config): Promise<void> {
-  const log = primaryLog(config.logLevel)
+  const log = primaryLog(config.logLevel, config.logFormat)
   if (config.secretKeyBaseSource === 'generated') log.warn({}, 'SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
   if (config.vapidProblem) log.warn({}, `Web Push is disabled: ${config.vapidProblem}`)
   const store = openStore(config, log)
