@@ -47,7 +47,7 @@ export interface Config {
   readonly cableChannelPrefix: string
 }
 
-// The cache switches (README, "Caching"): defaults are the fast settings; the others are the
+// The cache switches (docs/architecture.md, "Caching"): defaults are the fast settings; the others are the
 // baselines the experiments compare against.
 export interface CacheConfig {
   readonly pageCache: boolean
