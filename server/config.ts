@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
+import { REPLICA_SCHEMES } from './litestream/binary.ts'
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from './lib/log-format.ts'
 import { projectPath } from './lib/paths.ts'
 import { validateVapidKeys } from './lib/vapid.ts'
@@ -45,6 +46,9 @@ export interface Config {
   readonly redisUrl: string | null
   // Action Cable's Redis channel prefix, campfire_<RAILS_ENV> as upstream's adapter names it.
   readonly cableChannelPrefix: string
+  // Where Litestream streams the database (LITESTREAM_REPLICA_URL: s3://, file://, sftp://, gcs://,
+  // abs://); null runs no Litestream, and our own checkpointer keeps the WAL bounded.
+  readonly litestreamReplicaUrl: string | null
 }
 
 // The cache switches (docs/architecture.md, "Caching"): defaults are the fast settings; the others are the
@@ -121,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     ...readProcesses(env),
     cableChannelPrefix: `campfire_${environment}`,
+    litestreamReplicaUrl: readReplicaUrl(env.LITESTREAM_REPLICA_URL),
   })
 }
 
@@ -156,6 +161,14 @@ function readCache(env: Env): CacheConfig {
     pageCacheBytes: Math.round(pageMb * 1024 * 1024),
     fragmentCacheBytes: Math.round(fragmentMb * 1024 * 1024),
   })
+}
+
+function readReplicaUrl(value: string | undefined): string | null {
+  const url = value?.trim() || null
+  if (url === null) return null
+  const scheme = /^([a-z0-9]+):\/\/\S+$/.exec(url)?.[1]
+  if (!scheme || !(REPLICA_SCHEMES as readonly string[]).includes(scheme)) throw new ConfigError(`LITESTREAM_REPLICA_URL must be a ${REPLICA_SCHEMES.map((s) => `${s}://`).join(', ')} URL, got "${url.replace(/\/\/[^/@]*@/, '//…@')}"`)
+  return url
 }
 
 // LOG_FORMAT alone (the container's entry point logs before the rest of the config is read).

@@ -155,3 +155,14 @@ test('one process needs no Redis; several need REDIS_URL, and the cable prefix i
   assert.equal(loadConfig({ ...base, REDIS_URL: 'unix:///run/redis/redis.sock' }).redisUrl, 'unix:///run/redis/redis.sock')
   for (const bad of ['localhost:6379', 'http://redis', 'redis://', 'unix://', 'unix://relative.sock']) assert.throws(() => loadConfig({ ...base, REDIS_URL: bad }), ConfigError, bad)
 })
+
+test('LITESTREAM_REPLICA_URL takes the replica URLs Litestream knows and refuses others without showing a password', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  assert.equal(loadConfig(base).litestreamReplicaUrl, null)
+  assert.equal(loadConfig({ ...base, LITESTREAM_REPLICA_URL: ' s3://bucket/campfire ' }).litestreamReplicaUrl, 's3://bucket/campfire')
+  assert.equal(loadConfig({ ...base, LITESTREAM_REPLICA_URL: 'file:///srv/replica' }).litestreamReplicaUrl, 'file:///srv/replica')
+  assert.throws(
+    () => loadConfig({ ...base, LITESTREAM_REPLICA_URL: 'ftp://me:hunter2@host/db' }),
+    (error: Error) => error instanceof ConfigError && /LITESTREAM_REPLICA_URL must be a s3:\/\//.test(error.message) && !error.message.includes('hunter2'),
+  )
+})
