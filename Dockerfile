@@ -1,4 +1,4 @@
-# Campfire TS as one container image (README, "Run it in a container"):
+# Campfire TS as one container image (docs/operations.md, "Run it in a container"):
 #   docker build --build-arg GIT_REVISION=$(git rev-parse HEAD) -t once-campfire-ts:app .
 # The default command starts the server on $HTTP_PORT with its storage at /rails/storage
 # (db/, files/ and logs/, the folders the benchmark harness mounts). With WEB_CONCURRENCY above 1

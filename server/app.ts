@@ -24,6 +24,7 @@ import routes from './routes/index.ts'
 import { postAsBot } from './routes/messages/bot-posting.ts'
 import { requestForLog } from './lib/log-redaction.ts'
 import { rebalanceKeepAlive } from './cluster/rebalance.ts'
+import { logStream } from './lib/log-format.ts'
 
 export interface AppOptions {
   config: Config
@@ -50,7 +51,7 @@ function withRedaction(logger: FastifyServerOptions['logger']): FastifyServerOpt
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const app = Fastify({
-    logger: withRedaction(options.logger ?? { level: config.logLevel }),
+    logger: withRedaction(options.logger ?? { level: config.logLevel, stream: logStream(config.logFormat) }),
     bodyLimit: FORM_BODY_LIMIT,
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     routerOptions: { maxParamLength: 1000 },

@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
+import { REPLICA_SCHEMES } from './litestream/binary.ts'
+import { defaultLogFormat, LOG_FORMATS, type LogFormat } from './lib/log-format.ts'
+import { projectPath } from './lib/paths.ts'
 import { validateVapidKeys } from './lib/vapid.ts'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -25,6 +28,8 @@ export interface Config {
   readonly vapid: { readonly publicKey: string; readonly privateKey: string } | null
   readonly vapidProblem: string | null
   readonly logLevel: LogLevel
+  // JSON lines, or readable ones (LOG_FORMAT=json|pretty; unset: readable on a terminal).
+  readonly logFormat: LogFormat
   readonly synchronous: 'NORMAL' | 'FULL'
   readonly passwordWorkers: number
   readonly cache: CacheConfig
@@ -45,9 +50,12 @@ export interface Config {
   // request (HTTP_REQUEST_TIMEOUT, 60 s) before a 408, and keep an idle connection open
   // (HTTP_KEEP_ALIVE_TIMEOUT, 20 s), in seconds.
   readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number }
+  // Where Litestream streams the database (LITESTREAM_REPLICA_URL: s3://, file://, sftp://, gcs://,
+  // abs://); null runs no Litestream, and our own checkpointer keeps the WAL bounded.
+  readonly litestreamReplicaUrl: string | null
 }
 
-// The cache switches (README, "Caching"): defaults are the fast settings; the others are the
+// The cache switches (docs/architecture.md, "Caching"): defaults are the fast settings; the others are the
 // baselines the experiments compare against.
 export interface CacheConfig {
   readonly pageCache: boolean
@@ -107,11 +115,12 @@ export function loadConfig(env: Env = process.env): Config {
     maxUploadBytes: readUploadLimit(env.CAMPFIRE_MAX_UPLOAD_MB),
     disableSsl: isTrue(env.DISABLE_SSL),
     trustedProxies: readTrustedProxies(env.TRUSTED_PROXIES),
-    version: env.APP_VERSION || env.GIT_REVISION || '0',
+    version: env.APP_VERSION || env.GIT_REVISION || packageVersion(),
     revision: env.GIT_REVISION || env.APP_VERSION || '0',
     vapid: vapid.keys,
     vapidProblem: vapid.problem,
     logLevel: readLogLevel(env),
+    logFormat: readLogFormat(env),
     synchronous: readSynchronous(env.CAMPFIRE_SYNCHRONOUS),
     passwordWorkers: readPositive(env.JOB_CONCURRENCY, 2),
     cache: readCache(env),
@@ -121,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...readProcesses(env),
     cableChannelPrefix: `campfire_${environment}`,
     httpTimeouts: readHttpTimeouts(env),
+    litestreamReplicaUrl: readReplicaUrl(env.LITESTREAM_REPLICA_URL),
   })
 }
 
@@ -171,6 +181,26 @@ function readCache(env: Env): CacheConfig {
     pageCacheBytes: Math.round(pageMb * 1024 * 1024),
     fragmentCacheBytes: Math.round(fragmentMb * 1024 * 1024),
   })
+}
+
+function readReplicaUrl(value: string | undefined): string | null {
+  const url = value?.trim() || null
+  if (url === null) return null
+  const scheme = /^([a-z0-9]+):\/\/\S+$/.exec(url)?.[1]
+  if (!scheme || !(REPLICA_SCHEMES as readonly string[]).includes(scheme)) throw new ConfigError(`LITESTREAM_REPLICA_URL must be a ${REPLICA_SCHEMES.map((s) => `${s}://`).join(', ')} URL, got "${url.replace(/\/\/[^/@]*@/, '//…@')}"`)
+  return url
+}
+
+// LOG_FORMAT alone (the container's entry point logs before the rest of the config is read).
+export function readLogFormat(env: Env = process.env, isTTY = process.stdout.isTTY === true): LogFormat {
+  return readChoice('LOG_FORMAT', env.LOG_FORMAT, LOG_FORMATS, defaultLogFormat(isTTY))
+}
+
+// The version shown when neither APP_VERSION nor GIT_REVISION names one: package.json's.
+let ownVersion: string | undefined
+export function packageVersion(): string {
+  ownVersion ??= String((JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version?: unknown }).version ?? '0')
+  return ownVersion
 }
 
 function readChoice<T extends string>(name: string, value: string | undefined, choices: readonly T[], fallback: T): T {

@@ -11,12 +11,12 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startLocalRedis } from './cluster/local-redis.ts'
 import { primaryLog } from './cluster/log.ts'
-import { readLogLevel, readWebConcurrency, storageLocation, type LogLevel } from './config.ts'
+import { readLogFormat, readLogLevel, readWebConcurrency, storageLocation, type LogLevel } from './config.ts'
 
 const STORAGE_FOLDERS = ['db', 'files', 'logs']
 
 if (cluster.isPrimary) {
-  const log = primaryLog(logLevel())
+  const log = primaryLog(logLevel(), orElse(readLogFormat, 'json'))
   const { storagePath } = storageLocation()
   for (const folder of STORAGE_FOLDERS) {
     try {

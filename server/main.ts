@@ -1,6 +1,7 @@
 import cluster from 'node:cluster'
 import { superviseWorkers } from './cluster/primary.ts'
 import { clusterWorkerId, joinCluster, workerListenText, workerLogger } from './cluster/worker.ts'
+import { startLitestream } from './litestream/sidecar.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { UnknownSchemaError } from './models/upstream-eras.ts'
 
@@ -28,6 +29,8 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   if (app.video.problem && (workerId ?? 1) === 1) app.log.warn(app.video.problem)
   await startImageThreads()
   if (workerId !== undefined) joinCluster(app)
+  // One process replicates its own database; a cluster's primary does it for its workers.
+  const litestream = workerId === undefined && config.litestreamReplicaUrl ? startOrExit(() => startLitestream(config.databasePath, config.litestreamReplicaUrl!, app.log)) : null
 
   let closing = false
   async function shutdown(signal: string) {
@@ -37,12 +40,22 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
     const timer = setTimeout(() => process.exit(1), 10_000)
     timer.unref()
     await app.close()
+    await litestream?.stop()
     process.exit(0)
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
 
   await app.listen({ port: config.httpPort, host: config.httpBind, ...(workerId === undefined ? {} : { listenTextResolver: workerListenText(workerId) }) })
+}
+
+function startOrExit<T>(start: () => T): T {
+  try {
+    return start()
+  } catch (error) {
+    console.error(`Campfire cannot start: ${(error as Error).message}`)
+    process.exit(78)
+  }
 }
 
 // A database this server does not know, or an upgrade step that failed, stops the boot with the

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { createECDH } from 'node:crypto'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError, loadConfig } from '../server/config.ts'
+import { ConfigError, loadConfig, readLogFormat } from '../server/config.ts'
 import { tempStorage } from './helper.ts'
 
 function vapidPair() {
@@ -20,8 +20,17 @@ test('defaults follow upstream: port 3000, storage/db/production.sqlite3, files 
   assert.equal(config.httpPort, 3000)
   assert.equal(config.databasePath, join(storage, 'db', 'production.sqlite3'))
   assert.equal(config.filesPath, join(storage, 'files'))
-  assert.equal(config.version, '0')
+  assert.equal(config.version, JSON.parse(readFileSync('package.json', 'utf8')).version, "package.json's version")
+  assert.notEqual(config.version, '0')
   assert.equal(config.disableSsl, false)
+})
+
+test('logs are readable lines on a terminal and JSON elsewhere, unless LOG_FORMAT says which', () => {
+  assert.equal(readLogFormat({}, true), 'pretty')
+  assert.equal(readLogFormat({}, false), 'json')
+  assert.equal(readLogFormat({ LOG_FORMAT: 'json' }, true), 'json')
+  assert.equal(readLogFormat({ LOG_FORMAT: ' Pretty ' }, false), 'pretty')
+  assert.throws(() => readLogFormat({ LOG_FORMAT: 'xml' }, true), (error: Error) => error instanceof ConfigError && /LOG_FORMAT must be one of json, pretty, got "xml"/.test(error.message))
 })
 
 test('RAILS_ENV, HTTP_PORT, DISABLE_SSL, APP_VERSION and the log level are read', (t) => {
@@ -145,4 +154,15 @@ test('one process needs no Redis; several need REDIS_URL, and the cable prefix i
   for (const bad of ['0', '-1', '1.5', 'two', '65']) assert.throws(() => loadConfig({ ...base, WEB_CONCURRENCY: bad, REDIS_URL: 'redis://localhost' }), ConfigError, bad)
   assert.equal(loadConfig({ ...base, REDIS_URL: 'unix:///run/redis/redis.sock' }).redisUrl, 'unix:///run/redis/redis.sock')
   for (const bad of ['localhost:6379', 'http://redis', 'redis://', 'unix://', 'unix://relative.sock']) assert.throws(() => loadConfig({ ...base, REDIS_URL: bad }), ConfigError, bad)
+})
+
+test('LITESTREAM_REPLICA_URL takes the replica URLs Litestream knows and refuses others without showing a password', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  assert.equal(loadConfig(base).litestreamReplicaUrl, null)
+  assert.equal(loadConfig({ ...base, LITESTREAM_REPLICA_URL: ' s3://bucket/campfire ' }).litestreamReplicaUrl, 's3://bucket/campfire')
+  assert.equal(loadConfig({ ...base, LITESTREAM_REPLICA_URL: 'file:///srv/replica' }).litestreamReplicaUrl, 'file:///srv/replica')
+  assert.throws(
+    () => loadConfig({ ...base, LITESTREAM_REPLICA_URL: 'ftp://me:hunter2@host/db' }),
+    (error: Error) => error instanceof ConfigError && /LITESTREAM_REPLICA_URL must be a s3:\/\//.test(error.message) && !error.message.includes('hunter2'),
+  )
 })

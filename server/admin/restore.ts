@@ -8,25 +8,50 @@ import { join, resolve } from 'node:path'
 import { storageLocation } from '../config.ts'
 import { listFiles } from '../lib/files.ts'
 import { BackupProblem, copyFiles, integrityOf, megabytes, openReadOnly, readManifest, type Manifest } from './support/backup-folder.ts'
-import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
+import { fail, readCommandLine, STORAGE_NOTES, usageError } from './support/command-line.ts'
+import { ReplicaProblem, restoreFromReplica } from './support/replica-restore.ts'
+import { redacted } from '../litestream/binary.ts'
 
 const NAME = 'restore'
 
 const { values, positionals } = readCommandLine({
   name: NAME,
-  arguments: 'BACKUP',
-  positionals: { min: 1, max: 1 },
+  arguments: 'BACKUP | --from-replica URL',
+  positionals: { min: 0, max: 1 },
   summary: [
     'Restores BACKUP (a campfire-backup-… folder made by `npm run backup`) into an empty storage',
     'folder: the database as <storage>/db/<RAILS_ENV>.sqlite3, the files into <storage>/files, and',
     'secret_key_base when the backup has one. Refuses, writing nothing, when the storage folder',
     'already has that database, any stored file, or a different secret_key_base.',
+    'With --from-replica URL instead, restores the database alone from the Litestream replica at URL',
+    '(LITESTREAM_REPLICA_URL), as it was last shipped or at --timestamp; refuses when the storage',
+    'folder already has that database.',
   ].join('\n'),
   options: {
+    'from-replica': { type: 'string', value: 'URL', description: 'restore the database from this Litestream replica instead of a backup folder' },
+    timestamp: { type: 'string', value: 'TIME', description: 'with --from-replica: the database as it was at TIME (ISO 8601, e.g. 2026-12-04T18:30:00Z)' },
     to: { type: 'string', value: 'DIR', description: 'the storage folder to restore into (default CAMPFIRE_STORAGE_PATH, else ./storage)' },
   },
   notes: STORAGE_NOTES + '\nStop the server using the storage folder first; start it again once the restore is done.',
 })
+
+const replicaUrl = values['from-replica']
+if ((replicaUrl === undefined) === (positionals[0] === undefined)) usageError(NAME, 'needs BACKUP or --from-replica URL, not both')
+if (values.timestamp !== undefined && replicaUrl === undefined) usageError(NAME, '--timestamp goes with --from-replica')
+if (replicaUrl !== undefined) {
+  const target = storageLocation(values.to === undefined ? process.env : { ...process.env, CAMPFIRE_STORAGE_PATH: values.to })
+  const present = ['', '-wal', '-shm', '-journal'].map((suffix) => target.databasePath + suffix).filter((path) => existsSync(path))
+  if (present.length > 0) fail(NAME, `refusing to overwrite ${target.storagePath}: ${present.map((path) => `${path} exists`).join('; ')}. Nothing was written; restore into an empty storage folder.`)
+  try {
+    const path = restoreFromReplica(replicaUrl, values.timestamp, target)
+    process.stdout.write(`Restored the database from ${redacted(replicaUrl)}${values.timestamp ? ` as of ${values.timestamp}` : ''} into ${path}\n`)
+    process.stdout.write('A replica holds the database only: restore the files under files/ from a backup, and start the server with the SECRET_KEY_BASE it ran with.\n')
+    process.exit(0)
+  } catch (error) {
+    if (error instanceof ReplicaProblem || /Litestream/.test((error as Error).message)) fail(NAME, (error as Error).message)
+    throw error
+  }
+}
 
 const backup = resolve(positionals[0]!)
 let manifest: Manifest

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os'
 import type { LogLevel } from '../config.ts'
+import { lineFormatter, type LogFormat } from '../lib/log-format.ts'
 
 const LEVELS: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
 
@@ -10,13 +11,14 @@ export interface PrimaryLog {
 }
 
 // The primary has no Fastify of its own; its lines have the shape of the workers' (pino's
-// JSON), on the same stdout, so one log reads as one.
-export function primaryLog(level: LogLevel): PrimaryLog {
+// JSON, or the same readable lines), on the same stdout, so one log reads as one.
+export function primaryLog(level: LogLevel, format: LogFormat = 'json'): PrimaryLog {
   const threshold = LEVELS[level]
+  const formatted = lineFormatter(format)
   const base = { pid: process.pid, hostname: hostname(), primary: true }
   const line = (value: number) => (details: object, message: string) => {
     if (value < threshold) return
-    process.stdout.write(JSON.stringify({ level: value, time: Date.now(), ...base, ...details, msg: message }) + '\n')
+    process.stdout.write(formatted(JSON.stringify({ level: value, time: Date.now(), ...base, ...details, msg: message }) + '\n'))
   }
   return { info: line(LEVELS.info), warn: line(LEVELS.warn), error: line(LEVELS.error) }
 }

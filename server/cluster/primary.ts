@@ -6,6 +6,7 @@ import { workerConnectionsFor } from '../models/membership/worker-connections.ts
 import type { Store } from '../models/store.ts'
 import { openStore, startCheckpointer } from '../plugins/database.ts'
 import { Handoffs } from './handoffs.ts'
+import { startLitestream, type Litestream } from '../litestream/sidecar.ts'
 import { primaryLog, type PrimaryLog } from './log.ts'
 import { WORKER_ID_ENV } from './worker.ts'
 
@@ -26,11 +27,13 @@ const STOP_WAIT_MS = 15_000
 // also runs the one WAL checkpointer: it outlives every worker, so checkpoints never stop with
 // one, and it closes the file last, after the workers.
 export async function superviseWorkers(config: Config): Promise<void> {
-  const log = primaryLog(config.logLevel)
+  const log = primaryLog(config.logLevel, config.logFormat)
   if (config.secretKeyBaseSource === 'generated') log.warn({}, 'SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
   if (config.vapidProblem) log.warn({}, `Web Push is disabled: ${config.vapidProblem}`)
   const store = openStore(config, log)
-  const checkpointer = startCheckpointer(config.databasePath, log)
+  // With Litestream, it checkpoints instead (it must copy the WAL before a checkpoint resets it).
+  const litestream = config.litestreamReplicaUrl ? startLitestreamOrExit(config.databasePath, config.litestreamReplicaUrl, log) : null
+  const checkpointer = litestream ? null : startCheckpointer(config.databasePath, log)
 
   let stopping = false
   const supervisor = new Supervisor(config, store, log, (reason) => void stop(reason, 1))
@@ -41,13 +44,23 @@ export async function superviseWorkers(config: Config): Promise<void> {
     setTimeout(() => process.exit(1), STOP_WAIT_MS + 5_000).unref()
     await supervisor.stop()
     store.writer.drain()
-    await checkpointer.close()
+    await checkpointer?.close()
     store.close()
+    await litestream?.stop()
     process.exit(code)
   }
   process.on('SIGINT', () => void stop('SIGINT', 0))
   process.on('SIGTERM', () => void stop('SIGTERM', 0))
   supervisor.start()
+}
+
+function startLitestreamOrExit(databasePath: string, replicaUrl: string, log: PrimaryLog): Litestream {
+  try {
+    return startLitestream(databasePath, replicaUrl, log)
+  } catch (error) {
+    log.error({}, `Campfire cannot start: ${(error as Error).message}`)
+    process.exit(78)
+  }
 }
 
 interface Slot {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { presenceWrites } from '../cable/channels/presence-writes.ts'
 import type { Config } from '../config.ts'
+import { logStream } from '../lib/log-format.ts'
 
 // The primary numbers its workers 1..N; a restarted worker keeps its number.
 export const WORKER_ID_ENV = 'CAMPFIRE_WORKER_ID'
@@ -16,7 +17,7 @@ export function clusterWorkerId(): number | undefined {
 
 // Every log line of a worker names it.
 export function workerLogger(config: Config, workerId: number): FastifyServerOptions['logger'] {
-  return { level: config.logLevel, base: { pid: process.pid, hostname: hostname(), worker: workerId } }
+  return { level: config.logLevel, stream: logStream(config.logFormat), base: { pid: process.pid, hostname: hostname(), worker: workerId } }
 }
 
 // The primary prints the one "Server listening at" line once every worker listens.

@@ -80,7 +80,8 @@ export default fp(
     const boot = !options.bootedByPrimary
     const store = openStore(options.config, app.log, boot)
     app.decorate('store', store)
-    const checkpointer = boot ? startCheckpointer(options.config.databasePath, app.log, options.checkpointIntervalMs) : null
+    // Litestream checkpoints when it runs (it must copy the WAL before a checkpoint resets it).
+    const checkpointer = boot && !options.config.litestreamReplicaUrl ? startCheckpointer(options.config.databasePath, app.log, options.checkpointIntervalMs) : null
 
     app.addHook('onClose', async () => {
       store.writer.drain()

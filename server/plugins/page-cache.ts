@@ -30,7 +30,7 @@ const HTML = 'text/html; charset=utf-8'
 // Per-request parts are a few kilobytes; level 1 compresses them nearly as well, faster.
 const SHELL_LEVEL = 1
 
-// The page and fragment caches (README, "Caching"). A cached page is served with its
+// The page and fragment caches (docs/architecture.md, "Caching"). A cached page is served with its
 // compressed bytes when the client takes gzip; a page with a per-request shell around a cached
 // part compresses only the shell and splices the cached part in.
 export default fp(

@@ -78,7 +78,7 @@ const OPTIONS = {
 const SUMMARY = `The unread fan-out: every member of the biggest room holds a socket subscribed to
 UnreadRoomsChannel; person 1 posts, and the time until the notice reached the last socket is
 reported, then the same for a bare broadcaster (the floor). Saves tmp/bench/fanout-<stamp>.json
-and .md. See README.md, "Unread fan-out".`
+and .md. See docs/benchmarks.md, "Unread fan-out".`
 
 function parseOptions(argv: string[]): Options {
   const v = readOptions({ name: 'bench:fanout', summary: SUMMARY, options: OPTIONS }, argv)

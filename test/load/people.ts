@@ -120,7 +120,7 @@ export const USERS_OPTIONS = {
 
 const USERS_SUMMARY = `The users profile: simulated people (an Action Cable socket each, navigations, posts) join in
 steps; every response and delivery is checked, every acknowledged write audited. Saves
-tmp/bench/users-<stamp>.json and .md. See README.md, "The users profile".`
+tmp/bench/users-<stamp>.json and .md. See docs/benchmarks.md, "The users profile".`
 
 function parseOptions(argv: string[]): Options {
   const v = readOptions({ name: 'bench:users', summary: USERS_SUMMARY, options: USERS_OPTIONS }, argv)

@@ -125,7 +125,7 @@ const OPTIONS = {
 
 const SUMMARY = `The harness's read-and-post profile: per route a warmup, then --clients closed-loop clients for
 --duration seconds, every response validated against the route's contract and every acknowledged
-post audited. Saves tmp/bench/routes-<stamp>.json and .md. See README.md, "The routes profile".`
+post audited. Saves tmp/bench/routes-<stamp>.json and .md. See docs/benchmarks.md, "The routes profile".`
 
 function parseOptions(argv: string[]): Options {
   const v = readOptions({ name: 'bench:routes', summary: SUMMARY, options: OPTIONS }, argv)

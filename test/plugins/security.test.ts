@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildTestApp, inject, sameOrigin, signIn } from '../helper.ts'
 import { PASSWORD, users } from '../fixtures.ts'
+import { packageVersion } from '../../server/config.ts'
 
 const NEWCOMER = 'user%5Bname%5D=Newcomer&user%5Bemail_address%5D=newcomer%40example.com&user%5Bpassword%5D=newcomer-password'
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
@@ -155,10 +156,11 @@ test('every response carries X-Version and X-Rev', async (t) => {
   }
 })
 
-test('X-Version and X-Rev default to "0" when neither APP_VERSION nor GIT_REVISION is set', async (t) => {
+test('X-Version defaults to package.json\'s version and X-Rev to "0" when neither APP_VERSION nor GIT_REVISION is set', async (t) => {
   const { app } = await buildTestApp(t)
   const response = await app.inject({ method: 'GET', url: '/up' })
-  assert.equal(response.headers['x-version'], '0')
+  assert.equal(response.headers['x-version'], packageVersion())
+  assert.match(packageVersion(), /^\d+\.\d+\.\d+/)
   assert.equal(response.headers['x-rev'], '0')
 })
 

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, cookieHeader, form, inject, sameOrigin, signIn } from '../helper.ts'
 import { PASSWORD, users } from '../fixtures.ts'
+import { packageVersion } from '../../server/config.ts'
 
 const UNAUTHORIZED = 'Too many requests or unauthorized.'
 
@@ -50,7 +51,15 @@ test('GET /session/new renders the sign-in form with the first administrator as 
   assert.ok(response.body.includes(`href="mailto:${users.david.email}"`), 'mailto link to David, the first administrator')
   assert.ok(response.body.includes(users.david.name))
   assert.ok(!response.body.includes(`mailto:${users.jason.email}`))
-  assert.ok(response.body.includes('v9.8.7-test'), 'shows the version')
+  assert.ok(response.body.includes('Campfire TS version v9.8.7-test'), 'shows the version under our own name')
+  assert.ok(!response.body.includes('&trade;') && !response.body.includes('™'), 'no trademark sign')
+})
+
+test('GET /session/new shows package.json\'s version when neither APP_VERSION nor GIT_REVISION is set', async (t) => {
+  const { app } = await buildTestApp(t)
+  const response = await app.inject({ method: 'GET', url: '/session/new' })
+  assert.ok(response.body.includes(`Campfire TS version ${packageVersion()}`), 'shows the version from package.json')
+  assert.ok(!response.body.includes('version 0<'), 'never version 0')
 })
 
 test('GET /session/new names the next active administrator when the first one is deactivated', async (t) => {

@@ -91,7 +91,7 @@ function describe(error: Error & { code?: string }): string {
   return error.message
 }
 
-function usageError(name: string, message: string): never {
+export function usageError(name: string, message: string): never {
   process.stderr.write(`${name}: ${message}\n${name}: run \`npm run ${name} -- --help\` for its arguments and options\n`)
   process.exit(2)
 }

@@ -6,7 +6,7 @@
 // passes a pipe as fd 3), and only on the main thread; it then removes that variable, so
 // processes and workers the server starts stay unprobed. Its cluster workers (WEB_CONCURRENCY)
 // it measures too when CAMPFIRE_LOOP_PROBE_WORKERS=1, asking them over the cluster's IPC channel
-// (their own 1 ms timers then cost them CPU: see the README). On that
+// (their own 1 ms timers then cost them CPU: see docs/benchmarks.md). On that
 // descriptor, each line "lap N" is answered with one line of JSON ({"lap": N, …}) covering the
 // time since the previous lap (or the start):
 //   - perf_hooks.monitorEventLoopDelay at 1 ms resolution: p50, p99, max and mean of the delay,

@@ -23,7 +23,7 @@ test('an administrator sees the account page with its name, logo, settings, nav 
   assert.match(html, /<label class="switch">\s*<input type="checkbox" class="switch__input" data-action="change->form#submit">/)
   assert.match(html, /id="invite_url" value="http:\/\/localhost:80\/join\/Ab12-Cd34-Ef56"/)
   assert.match(html, /Regenerate join link/)
-  assert.match(html, new RegExp(`Campfire&trade; version <span class="version-badge">${config.version}</span>`))
+  assert.match(html, new RegExp(`Campfire TS version <span class="version-badge">${config.version}</span>`))
   assert.match(html, /<link rel="icon" href="\/account\/logo\?size=small&amp;v=20260301120000000000" type="image\/png">/)
 })
 

@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { findProgram } from '../build/debian-package.ts'
+import { litestreamBinary, litestreamConfig, redacted } from './binary.ts'
+
+const FIRST_RESTART_MS = 100
+const LONGEST_RESTART_MS = 5_000
+const STOP_WAIT_MS = 10_000
+
+export interface SidecarLog {
+  info(details: object, message: string): void
+  error(details: object, message: string): void
+}
+
+export interface Litestream {
+  readonly pid: number | null
+  // Asks it to stop (SIGTERM: it ships what it has not yet shipped, then exits) and waits for it,
+  // at most 10 s; then removes its configuration.
+  stop(): Promise<void>
+}
+
+// LITESTREAM_REPLICA_URL: `litestream replicate` beside the server, as the container runs
+// redis-server beside a cluster (server/cluster/local-redis.ts). The process that boots the
+// database starts it once the database is open and migrated: one process, or a cluster's
+// primary. It dies with this process even when this one is killed (setpriv --pdeathsig), and one
+// that dies on its own is started again; Litestream then carries on from the replica's position,
+// or starts a new generation (a fresh snapshot) when it cannot. While it runs, our own WAL
+// checkpointer stands aside: Litestream checkpoints, after it has copied the WAL.
+export function startLitestream(databasePath: string, replicaUrl: string, log: SidecarLog, env: Record<string, string | undefined> = process.env): Litestream {
+  const binary = findProgram(litestreamBinary(env))
+  if (!binary) throw new Error(`LITESTREAM_REPLICA_URL is set, but ${litestreamBinary(env)} is not an executable Litestream`)
+  const folder = mkdtempSync(join(tmpdir(), 'campfire-litestream-'))
+  const configPath = join(folder, 'litestream.yml')
+  writeFileSync(configPath, litestreamConfig(databasePath, replicaUrl), { mode: 0o600 })
+  const args = ['replicate', '-config', configPath, '-no-expand-env']
+  const setpriv = findProgram('setpriv')
+  const command = setpriv ? [setpriv, '--pdeathsig', 'KILL', '--', binary, ...args] : [binary, ...args]
+
+  let child: ChildProcess | null = null
+  let stopping = false
+  let restartMs = FIRST_RESTART_MS
+  let restartTimer: NodeJS.Timeout | null = null
+  const run = () => {
+    restartTimer = null
+    const startedAt = Date.now()
+    const started = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] })
+    child = started
+    log.info({ litestream: started.pid, replica: redacted(replicaUrl) }, 'litestream started')
+    const heard = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) log.info({ litestream: started.pid }, `litestream: ${line.trim()}`)
+    }
+    started.stdout!.on('data', heard)
+    started.stderr!.on('data', heard)
+    started.once('error', (error) => log.error({}, `litestream could not be started: ${error.message}`))
+    started.once('exit', (code, signal) => {
+      if (child === started) child = null
+      if (stopping) return
+      if (Date.now() - startedAt > 60_000) restartMs = FIRST_RESTART_MS
+      log.error({ code, signal, restartInMs: restartMs }, 'litestream stopped; starting it again')
+      restartTimer = setTimeout(run, restartMs)
+      restartTimer.unref()
+      restartMs = Math.min(restartMs * 2, LONGEST_RESTART_MS)
+    })
+  }
+  run()
+
+  return {
+    get pid() {
+      return child?.pid ?? null
+    },
+    async stop() {
+      if (stopping) return
+      stopping = true
+      if (restartTimer) clearTimeout(restartTimer)
+      const running = child
+      if (running && running.exitCode === null && running.signalCode === null) {
+        const exited = new Promise((resolve) => running.once('exit', resolve))
+        running.kill('SIGTERM')
+        const timer = setTimeout(() => running.kill('SIGKILL'), STOP_WAIT_MS)
+        await exited
+        clearTimeout(timer)
+      }
+      rmSync(folder, { recursive: true, force: true })
+    },
+  }
+}
+
