@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { validateVapidKeys } from './lib/vapid.ts'
+import { OidcConfigError, readOidcConfig, type OidcConfig } from './oidc-config.ts'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -41,6 +42,8 @@ export interface Config {
   readonly redisUrl: string | null
   // Action Cable's Redis channel prefix, campfire_<RAILS_ENV> as upstream's adapter names it.
   readonly cableChannelPrefix: string
+  // Single sign-on through an OpenID Connect provider (OIDC_*; null without OIDC_ISSUER).
+  readonly oidc: OidcConfig | null
 }
 
 // The cache switches (README, "Caching"): defaults are the fast settings; the others are the
@@ -116,7 +119,17 @@ export function loadConfig(env: Env = process.env): Config {
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     ...readProcesses(env),
     cableChannelPrefix: `campfire_${environment}`,
+    oidc: readOidc(env),
   })
+}
+
+function readOidc(env: Env): OidcConfig | null {
+  try {
+    return readOidcConfig(env)
+  } catch (error) {
+    if (error instanceof OidcConfigError) throw new ConfigError(error.message)
+    throw error
+  }
 }
 
 // One process needs nothing else; several share their broadcasts through Redis, so asking for
