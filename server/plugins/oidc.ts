@@ -14,6 +14,11 @@ declare module 'fastify' {
 }
 
 export const CALLBACK_PATH = '/session/oidc/callback'
+// The redirect URI to register at the provider: this server's origin and CALLBACK_PATH.
+export function callbackUrl(request: FastifyRequest): string {
+  return new URL(CALLBACK_PATH, requestOrigin(request)).href
+}
+
 export const FLOW_COOKIE = 'oidc_flow'
 // How long the person has at the provider between the button and the callback.
 const FLOW_TTL_MS = 10 * 60 * 1000
@@ -85,7 +90,10 @@ export default fp(
 
     async function discover(oidc: OidcConfig): Promise<client.Configuration> {
       const auth = oidc.clientSecret !== null ? client.ClientSecretBasic(oidc.clientSecret) : client.PrivateKeyJwt(await importPKCS8(oidc.privateKeyPem!, oidc.privateKeyAlgorithm))
-      const execute = isLoopbackIssuer(oidc.issuer) && oidc.issuer.protocol === 'http:' ? [client.allowInsecureRequests] : []
+      // The ID token's signature is checked against the provider's published keys (JWKS) too,
+      // not only trusted for having come over the token endpoint's TLS.
+      const execute = [client.enableNonRepudiationChecks]
+      if (isLoopbackIssuer(oidc.issuer) && oidc.issuer.protocol === 'http:') execute.push(client.allowInsecureRequests)
       const metadata: Partial<client.ClientMetadata> = options.test?.clockSkew ? { [client.clockSkew]: options.test.clockSkew } : {}
       const found = await client.discovery(oidc.issuer, oidc.clientId, metadata, auth, { execute, timeout: oidc.timeoutSeconds })
       found.timeout = oidc.timeoutSeconds
@@ -93,7 +101,7 @@ export default fp(
     }
 
     const cookieOptions = (request: FastifyRequest) => ({ path: '/session/oidc', httpOnly: true as const, sameSite: 'lax' as const, secure: isHttps(request) })
-    const redirectUri = (request: FastifyRequest) => `${requestOrigin(request)}${CALLBACK_PATH}`
+    const redirectUri = (request: FastifyRequest) => callbackUrl(request)
 
     function readFlow(cookie: string | undefined): Flow | null {
       if (!cookie) return null
@@ -147,20 +155,21 @@ export default fp(
         usedStates.set(flow.state, true)
         const config = await configuration()
         const current = new URL(`${requestOrigin(request)}${request.url}`)
-        const tokens = await guarded(() => client.authorizationCodeGrant(config, current, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true }))
+        const checks = { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true }
+        const tokens = await guarded(() => client.authorizationCodeGrant(config, current, checks, { redirect_uri: redirectUri(request) }))
         const claims = tokens.claims()
         if (!claims || !tokens.id_token) throw new SignInNotVerified('no ID token')
-        let email = typeof claims.email === 'string' ? claims.email : null
-        let verified = claims.email_verified === true
-        if (email === null || claims.email_verified === undefined) {
+        // Providers that keep the ID token small (oidc-provider, Entra) give the email and name
+        // at the userinfo endpoint; the email and its verification are taken together.
+        let profile: Record<string, unknown> = claims
+        if (typeof claims.email !== 'string' || claims.email_verified === undefined) {
           const info = await guarded(() => client.fetchUserInfo(config, tokens.access_token, claims.sub))
-          if (typeof info.email === 'string') {
-            email = info.email
-            verified = info.email_verified === true
-          }
+          profile = { ...claims, ...info, sub: claims.sub }
         }
-        const name = typeof claims.name === 'string' ? claims.name : [claims.given_name, claims.family_name].filter((part) => typeof part === 'string').join(' ') || null
-        return { sub: claims.sub, email, emailVerified: verified, name, idToken: tokens.id_token }
+        const email = typeof profile.email === 'string' ? profile.email : null
+        const given = [profile.given_name, profile.family_name].filter((part) => typeof part === 'string').join(' ')
+        const name = typeof profile.name === 'string' ? profile.name : given || null
+        return { sub: claims.sub, email, emailVerified: profile.email_verified === true, name, idToken: tokens.id_token }
       },
 
       async endSessionUrl(request, idToken) {
@@ -171,7 +180,7 @@ export default fp(
           return null
         }
         if (!config.serverMetadata().end_session_endpoint) return null
-        return client.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: `${requestOrigin(request)}/` })
+        return client.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: new URL('/', requestOrigin(request)).href })
       },
     }
     app.decorate('oidc', party)
