@@ -162,14 +162,17 @@ export default fp(
         // Providers that keep the ID token small (oidc-provider, Entra) give the email and name
         // at the userinfo endpoint; the email and its verification are taken together.
         let profile: Record<string, unknown> = claims
-        if (typeof claims.email !== 'string' || claims.email_verified === undefined) {
+        if (typeof claims.email !== 'string' || (claims.email_verified === undefined && claims.xms_edov === undefined)) {
           const info = await guarded(() => client.fetchUserInfo(config, tokens.access_token, claims.sub))
           profile = { ...claims, ...info, sub: claims.sub }
         }
         const email = typeof profile.email === 'string' ? profile.email : null
         const given = [profile.given_name, profile.family_name].filter((part) => typeof part === 'string').join(' ')
         const name = typeof profile.name === 'string' ? profile.name : given || null
-        return { sub: claims.sub, email, emailVerified: profile.email_verified === true, name, idToken: tokens.id_token }
+        // Microsoft Entra ID sends no email_verified; its optional claim xms_edov says the
+        // email's domain is verified by the tenant that owns it.
+        const emailVerified = profile.email_verified === true || profile.xms_edov === true
+        return { sub: claims.sub, email, emailVerified, name, idToken: tokens.id_token }
       },
 
       async endSessionUrl(request, idToken) {

@@ -10,16 +10,22 @@ import { CookieJar } from './server-process.ts'
 
 export interface Person {
   email: string
-  email_verified: boolean
+  email_verified?: boolean
+  // Microsoft Entra's "email domain owner verified", in place of email_verified.
+  xms_edov?: boolean
   name?: string
 }
 
 export const CLIENT_ID = 'campfire'
 export const CLIENT_SECRET = 'campfire-test-secret-that-is-long-enough'
 export const OTHER_CLIENT_ID = 'another-app'
+// A client that authenticates with a private key JWT (private_key_jwt) instead of a secret.
+export const KEY_CLIENT_ID = 'campfire-with-a-key'
 
 export interface TestProvider {
   issuer: string
+  // The PKCS#8 PEM private key of KEY_CLIENT_ID.
+  clientPrivateKeyPem: string
   people: Map<string, Person>
   // Redirect URIs the campfire client may use; set before the first sign-in.
   allowRedirects(uris: string[]): void
@@ -62,15 +68,18 @@ export async function startTestProvider(t: { after: (fn: () => Promise<void>) =>
     socket.on('close', () => sockets.delete(socket))
   })
 
+  const clientKeys = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const clientPublicJwk = { ...clientKeys.publicKey.export({ format: 'jwk' }), kid: 'client-key', use: 'sig', alg: 'ES256' }
   const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' })
   const configuration = (redirectUris: string[]): Configuration => ({
     clients: [
       { client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: redirectUris, post_logout_redirect_uris: redirectUris.map((uri) => new URL('/', uri).href), grant_types: ['authorization_code'], response_types: ['code'] },
+      { client_id: KEY_CLIENT_ID, token_endpoint_auth_method: 'private_key_jwt', token_endpoint_auth_signing_alg: 'ES256', jwks: { keys: [clientPublicJwk] }, redirect_uris: redirectUris, grant_types: ['authorization_code'], response_types: ['code'] },
       { client_id: OTHER_CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: ['http://127.0.0.1/other/callback'], grant_types: ['authorization_code'], response_types: ['code'] },
     ],
     jwks: { keys: [{ ...signingKey, kid: 'test-key', use: 'sig', alg: 'RS256' }] },
     cookies: { keys: ['oidc-test-cookie-key-0123456789'] },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified', 'xms_edov'], profile: ['name'] },
     scopes: ['openid', 'email', 'profile'],
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     ttl: { Interaction: 600, Grant: 3600, Session: 3600, IdToken: 3600, AccessToken: 3600, AuthorizationCode: 60 },
@@ -128,6 +137,7 @@ export async function startTestProvider(t: { after: (fn: () => Promise<void>) =>
 
   const test: TestProvider = {
     issuer,
+    clientPrivateKeyPem: clientKeys.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string,
     people,
     faults,
     allowRedirects: (uris) => build(uris),

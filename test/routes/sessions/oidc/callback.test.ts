@@ -1,11 +1,14 @@
 import { after, before, test } from 'node:test'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import assert from 'node:assert/strict'
 import { FLOW_COOKIE } from '../../../../server/plugins/oidc.ts'
 import { SESSION_COOKIE } from '../../../../server/plugins/auth.ts'
 import { ROLES } from '../../../../server/models/user.ts'
 import { users } from '../../../fixtures.ts'
 import { form } from '../../../helper.ts'
-import { startTestProvider, type TestProvider } from '../../../support/oidc-provider.ts'
+import { KEY_CLIENT_ID, startTestProvider, type TestProvider } from '../../../support/oidc-provider.ts'
+import { tempStorage } from '../../../helper.ts'
 import { assertRefused, CALLBACK, comeBack, counts, pressButton, sessionCookie, signInAs, ssoApp } from './support.ts'
 
 // The authorization code flow against a real oidc-provider on loopback (one for this file).
@@ -46,6 +49,17 @@ test('a verified email matching an active person signs them in with a new sessio
   const home = await app.inject({ method: 'GET', url: '/users/me/profile', headers: { cookie: `${SESSION_COOKIE}=${cookie}` } })
   assert.equal(home.statusCode, 200)
   assert.match(home.body, /Kevin McConnell/)
+})
+
+test('a client authenticating with a private key JWT instead of a secret signs people in', async (t) => {
+  const keyFile = join(tempStorage(t), 'client-key.pem')
+  writeFileSync(keyFile, provider.clientPrivateKeyPem)
+  const { app } = await ssoApp(t, provider, { env: { OIDC_CLIENT_ID: KEY_CLIENT_ID, OIDC_CLIENT_SECRET: '', OIDC_CLIENT_PRIVATE_KEY_FILE: keyFile, OIDC_CLIENT_PRIVATE_KEY_ALG: 'ES256' } })
+  provider.people.set('kevin-sub', { email: 'kevin@37signals.com', email_verified: true })
+  const { response, authorizationUrl } = await signInAs(app, provider, 'kevin-sub')
+  assert.equal(authorizationUrl.searchParams.get('client_id'), KEY_CLIENT_ID)
+  assert.equal(response.statusCode, 302, response.body.slice(0, 300))
+  assert.ok(sessionCookie(response))
 })
 
 test('a later sign-in finds the person by sub after the provider changed their email', async (t) => {
@@ -192,6 +206,14 @@ test('an unverified email is refused', async (t) => {
   const before = counts(app)
   const { response } = await signInAs(app, provider, 'unverified')
   assertRefused(app, response, before, 403, /has not verified your email address/)
+})
+
+test('an email whose domain Microsoft Entra marks as verified (xms_edov) counts as verified', async (t) => {
+  const { app } = await ssoApp(t, provider)
+  provider.people.set('entra-sub', { email: 'jason@37signals.com', xms_edov: true })
+  const { response } = await signInAs(app, provider, 'entra-sub')
+  assert.equal(response.statusCode, 302, response.body.slice(0, 300))
+  assert.equal(app.store.read((m) => m.db.prepare('SELECT user_id FROM sessions ORDER BY id DESC LIMIT 1').pluck().get()), users.jason.id)
 })
 
 test('a verified email in a domain that is not allowed is refused', async (t) => {
