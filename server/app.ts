@@ -20,6 +20,7 @@ import browserGate from './plugins/browser-gate.ts'
 import compression from './plugins/compression.ts'
 import pageCache from './plugins/page-cache.ts'
 import serverTiming from './plugins/server-timing.ts'
+import oidc, { type OidcTestOptions } from './plugins/oidc.ts'
 import routes from './routes/index.ts'
 import { postAsBot } from './routes/messages/bot-posting.ts'
 import { requestForLog } from './lib/log-redaction.ts'
@@ -36,6 +37,8 @@ export interface AppOptions {
   webhooks?: WebhookOptions
   // Web Push delivery rules and limits (tests deliver to a push service of their own on loopback).
   webPush?: Omit<WebPushOptions, 'config'>
+  // Single sign-on adjustments for tests (a skewed clock).
+  oidc?: OidcTestOptions
   // This app is worker N of a cluster (WEB_CONCURRENCY > 1, server/cluster/).
   workerId?: number
 }
@@ -76,6 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost })
   await app.register(video, { config })
   await app.register(auth, { config })
+  await app.register(oidc, { config, test: options.oidc })
   await app.register(views, { config })
   await app.register(browserGate)
   await app.register(pageCache, { config })

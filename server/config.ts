@@ -6,6 +6,7 @@ import { REPLICA_SCHEMES } from './litestream/binary.ts'
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from './lib/log-format.ts'
 import { projectPath } from './lib/paths.ts'
 import { validateVapidKeys } from './lib/vapid.ts'
+import { OidcConfigError, readOidcConfig, type OidcConfig } from './oidc-config.ts'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -53,6 +54,8 @@ export interface Config {
   // Where Litestream streams the database (LITESTREAM_REPLICA_URL: s3://, file://, sftp://, gcs://,
   // abs://); null runs no Litestream, and our own checkpointer keeps the WAL bounded.
   readonly litestreamReplicaUrl: string | null
+  // Single sign-on through an OpenID Connect provider (OIDC_*; null without OIDC_ISSUER).
+  readonly oidc: OidcConfig | null
 }
 
 // The cache switches (docs/architecture.md, "Caching"): defaults are the fast settings; the others are the
@@ -131,7 +134,17 @@ export function loadConfig(env: Env = process.env): Config {
     cableChannelPrefix: `campfire_${environment}`,
     httpTimeouts: readHttpTimeouts(env),
     litestreamReplicaUrl: readReplicaUrl(env.LITESTREAM_REPLICA_URL),
+    oidc: readOidc(env),
   })
+}
+
+function readOidc(env: Env): OidcConfig | null {
+  try {
+    return readOidcConfig(env)
+  } catch (error) {
+    if (error instanceof OidcConfigError) throw new ConfigError(error.message)
+    throw error
+  }
 }
 
 function readSeconds(name: string, value: string | undefined, fallback: number): number {

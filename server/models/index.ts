@@ -37,6 +37,7 @@ import { messagePusher } from './room/message-pusher.ts'
 import { bannable } from './user/bannable.ts'
 import { webhooks } from './webhook.ts'
 import { bots } from './user/bot.ts'
+import { oidcIdentities } from './user/oidc-identity.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -81,6 +82,7 @@ export function createModels(db: Connection) {
     logos: logos(db),
     webhooks: webhooks(db),
     bots: bots(db),
+    oidcIdentities: oidcIdentities(db),
   }
 }
 

@@ -18,7 +18,7 @@ export interface UserRow {
 export interface NewUser {
   name: string
   emailAddress: string
-  passwordDigest: string
+  passwordDigest: string | null
   role?: number
 }
 

@@ -16,7 +16,8 @@ declare module 'fastify' {
     session: SessionRow | null
   }
   interface FastifyReply {
-    startSession(userId: number): Promise<void>
+    // Starts a session and sets its cookie; answers the session's token.
+    startSession(userId: number): Promise<string>
     endSession(): Promise<void>
     requireSignIn(): FastifyReply
   }
@@ -112,6 +113,7 @@ export default fp(
       const ua = request.headers['user-agent'] ?? null
       const token = await app.store.write((m) => m.sessions.start(userId, request.ip, ua))
       this.setCookie(SESSION_COOKIE, signing.signCookie(SESSION_COOKIE, token), { ...cookieOptions(request), maxAge: TWENTY_YEARS_S })
+      return token
     })
 
     app.decorateReply('endSession', async function (this: FastifyReply) {

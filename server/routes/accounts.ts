@@ -6,6 +6,7 @@ import { readAccountForm, INVALID_NAME, validName } from './account/account-form
 import { inviteLinks } from './account/join-codes.ts'
 import { prepareLogo, type PreparedLogo } from './account/logo-upload.ts'
 import { overriddenVerb } from './method-override.ts'
+import { callbackUrl } from '../plugins/oidc.ts'
 import { readMultipartForm, UploadRefused, type MultipartForm } from './multipart-form.ts'
 import { backPath } from './rooms/room-scope.ts'
 import { removeBlobFiles, removeFiles } from './users/avatar-upload.ts'
@@ -29,6 +30,7 @@ export default async function accounts(app: FastifyInstance, options: { config: 
         account,
         settings: m.accounts.settings(account),
         roster: m.roster.page(1, { withBanned: administrator }),
+        sso: app.oidc && administrator ? { name: app.oidc.name, redirectUri: callbackUrl(request), providerOnly: m.oidcIdentities.providerOnly(), administratorsWithPassword: m.oidcIdentities.administratorsWithPassword() } : null,
         backPath: backPath(app, request),
       }
     })

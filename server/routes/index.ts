@@ -16,7 +16,11 @@ import profiles from './users/profiles.ts'
 import bans from './users/bans.ts'
 import pushSubscriptions from './users/push-subscriptions.ts'
 import pushTestNotifications from './users/push-subscriptions/test-notifications.ts'
-import sessions from './sessions.ts'
+import sessions, { signInLimitFor } from './sessions.ts'
+import oidcStart from './sessions/oidc/start.ts'
+import oidcCallback from './sessions/oidc/callback.ts'
+import singleSignOn from './account/single-sign-on.ts'
+import oidcIdentities from './users/oidc-identities.ts'
 import transfers from './sessions/transfers.ts'
 import qrCodes from './qr-codes.ts'
 import joinCodes from './account/join-codes.ts'
@@ -47,7 +51,10 @@ export interface RoutesOptions {
 export default async function routes(app: FastifyInstance, options: RoutesOptions) {
   await app.register(welcome)
   await app.register(firstRuns, { config: options.config })
-  await app.register(sessions, { signInLimit: options.signInLimit })
+  const signInLimit = options.signInLimit ?? signInLimitFor(app)
+  await app.register(sessions, { signInLimit })
+  await app.register(oidcStart)
+  await app.register(oidcCallback, { signInLimit })
   await app.register(transfers)
   await app.register(accountUsers)
   await app.register(accountBots, { config: options.config })
@@ -56,10 +63,12 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(logos, { config: options.config })
   await app.register(customStyles)
   await app.register(accounts, { config: options.config })
+  await app.register(singleSignOn)
   await app.register(users, { config: options.config })
   await app.register(avatars, { config: options.config })
   await app.register(sidebars)
   await app.register(profiles, { config: options.config })
+  await app.register(oidcIdentities)
   await app.register(bans)
   await app.register(pushSubscriptions)
   await app.register(pushTestNotifications)

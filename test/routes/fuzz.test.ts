@@ -7,6 +7,7 @@ import { fuzzCases, registeredRoutes, UNSAFE_METHODS, type FuzzCase, type RouteP
 import { postMessage, boostMessage } from '../../server/models/message/posting.ts'
 import { BLOB_MODEL, BLOB_PURPOSE } from '../../server/rendering/helpers/attachments.ts'
 import { SESSION_COOKIE } from '../../server/plugins/auth.ts'
+import { startTestProvider } from '../support/oidc-provider.ts'
 
 // Every route the router has (read from the app, so a new route is covered without being
 // listed), sent families of malformed input (test/support/fuzz.ts) by people signed in and
@@ -125,14 +126,17 @@ class FuzzStats {
 
 test('fuzz: no route answers 5xx, logs an error or hangs, whatever malformed input it is sent', { timeout: 240_000 }, async (t) => {
   const log = capturedLog()
-  const { app, signInLimit } = await buildTestApp(t, { logger: { level: 'warn', stream: log.stream } })
+  // Single sign-on is configured, against a real provider, so its routes are among them.
+  const provider = await startTestProvider(t)
+  provider.allowRedirects(['http://localhost/session/oidc/callback'])
+  const { app, signInLimit } = await buildTestApp(t, { logger: { level: 'warn', stream: log.stream }, env: provider.env({ OIDC_ALLOWED_DOMAINS: 'example.com' }) })
   const routes: RoutePattern[] = registeredRoutes(app)
   // The route list is the router's own: each entry is a route it has, and a few known routes
   // show it was read whole.
   for (const route of routes) assert.ok(app.hasRoute({ method: route.method as 'GET', url: route.path }), `${route.method} ${route.path} is a route`)
   // (Routes sharing a parameter's node share its first name, so names are not compared.)
   const shape = (text: string) => text.replace(/:\w+/g, ':')
-  for (const known of ['GET /rooms/:id', 'POST /rooms/:room_id/messages', 'DELETE /messages/:message_id/boosts/:id', 'GET /rails/active_storage/blobs/redirect/:signed_id/*', 'POST /session', 'GET /up']) {
+  for (const known of ['GET /rooms/:id', 'POST /rooms/:room_id/messages', 'DELETE /messages/:message_id/boosts/:id', 'GET /rails/active_storage/blobs/redirect/:signed_id/*', 'POST /session', 'GET /up', 'POST /session/oidc/start', 'GET /session/oidc/callback', 'PUT /account/single_sign_on', 'DELETE /users/me/oidc_identity']) {
     assert.ok(routes.some((route) => shape(`${route.method} ${route.path}`) === shape(known)), `${known} is among the ${routes.length} routes read from the router`)
   }
   // Safe methods first, then the ones that change and delete things.

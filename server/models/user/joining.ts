@@ -2,7 +2,7 @@ import type { Models } from '../index.ts'
 import { EmailTaken } from '../user.ts'
 
 // A person who joins with the invite code becomes a member of every open room.
-export function joinAccount(models: Models, input: { name: string; emailAddress: string; passwordDigest: string }): number {
+export function joinAccount(models: Models, input: { name: string; emailAddress: string; passwordDigest: string | null }): number {
   let userId: number
   try {
     userId = models.users.create(input)

@@ -32,7 +32,11 @@ export default async function profiles(app: FastifyInstance, options: { config: 
 
   function show(request: FastifyRequest, reply: FastifyReply, status = 200, error?: string, typed: ProfileInput = {}) {
     const user = request.user!
-    const { memberships, hasAvatar } = app.store.read((m) => ({ memberships: m.profiles.memberships(user), hasAvatar: m.avatars.originalFor(user.id) !== undefined }))
+    const { memberships, hasAvatar, linked } = app.store.read((m) => ({
+      memberships: m.profiles.memberships(user),
+      hasAvatar: m.avatars.originalFor(user.id) !== undefined,
+      linked: app.oidc ? m.oidcIdentities.forUser(user.id, app.oidc.issuer) : undefined,
+    }))
     return reply.view(
       'users/profiles/show',
       {
@@ -43,6 +47,7 @@ export default async function profiles(app: FastifyInstance, options: { config: 
         shared: withNextLevel(memberships.shared),
         directs: withNextLevel(memberships.directs),
         hasAvatar,
+        identity: app.oidc ? { name: app.oidc.name, linked: linked ?? null, canUnlink: user.password_digest !== null } : null,
         transfer: transferLinks(app, request, user),
         backPath: linkBack(request),
         installPlatform: installPlatform(request.headers['user-agent']),

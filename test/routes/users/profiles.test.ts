@@ -27,7 +27,7 @@ test('the profile shows the signed-in person, whatever the :user_id says, with e
     assert.match(response.body, /<textarea name="user\[bio\]" id="user_bio" placeholder="A few words about yourself…" maxlength="200" rows="3">/)
     assert.equal(response.body.match(/>Save changes</g)?.length, 1)
     assert.match(response.body, /<input type="file" name="user\[avatar\]" id="user_avatar"[^>]* accept="image\/\*"[^>]*change->form#submit/)
-    assert.match(response.body, /<form action="\/session" method="post" data-controller="sessions">\s*<input type="hidden" name="_method" value="delete">\s*<input type="hidden" name="push_subscription_endpoint" id="push_subscription_endpoint" data-sessions-target="pushSubscriptionEndpoint">/)
+    assert.match(response.body, /<form action="\/session" method="post" data-controller="sessions" data-turbo="false">\s*<input type="hidden" name="_method" value="delete">\s*<input type="hidden" name="push_subscription_endpoint" id="push_subscription_endpoint" data-sessions-target="pushSubscriptionEndpoint">/)
     assert.match(response.body, /data-action="sessions#logout:prevent"/)
     assert.match(response.body, /id="session_transfer_url" readonly/)
     assert.doesNotMatch(response.body, /Delete avatar/)
