@@ -41,6 +41,18 @@ export interface Config {
   readonly redisUrl: string | null
   // Action Cable's Redis channel prefix, campfire_<RAILS_ENV> as upstream's adapter names it.
   readonly cableChannelPrefix: string
+  // Email about missed mentions and Pings (docs/email.md): null without SMTP_URL.
+  readonly email: EmailConfig | null
+  readonly emailProblem: string | null
+}
+
+export interface EmailConfig {
+  // SMTP_URL: smtp://user:pass@host:587 or smtps://user:pass@host:465.
+  readonly smtpUrl: string
+  // MAIL_FROM: the From header, e.g. "Campfire <campfire@example.com>".
+  readonly from: string
+  // CAMPFIRE_EMAIL_DELAY (seconds, default 600): how long a message waits unread before it is emailed.
+  readonly delayMs: number
 }
 
 // The cache switches (README, "Caching"): defaults are the fast settings; the others are the
@@ -116,7 +128,28 @@ export function loadConfig(env: Env = process.env): Config {
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     ...readProcesses(env),
     cableChannelPrefix: `campfire_${environment}`,
+    ...readEmail(env),
   })
+}
+
+// Email is off without SMTP_URL (one boot line says so); with it, MAIL_FROM is required.
+function readEmail(env: Env): { email: EmailConfig | null; emailProblem: string | null } {
+  const smtpUrl = env.SMTP_URL?.trim()
+  const delay = env.CAMPFIRE_EMAIL_DELAY?.trim()
+  const seconds = delay ? Number(delay) : 600
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 7 * 24 * 3600) throw new ConfigError(`CAMPFIRE_EMAIL_DELAY must be a number of seconds (up to a week), got "${delay}"`)
+  if (!smtpUrl) return { email: null, emailProblem: 'SMTP_URL is not set' }
+  let url: URL
+  try {
+    url = new URL(smtpUrl)
+  } catch {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587')
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL, got a ${url.protocol} one`)
+  const from = env.MAIL_FROM?.trim()
+  if (!from) throw new ConfigError('MAIL_FROM is required with SMTP_URL, e.g. MAIL_FROM="Campfire <campfire@example.com>"')
+  if (/[\r\n]/.test(from) || !/@/.test(from)) throw new ConfigError(`MAIL_FROM must be an email address, optionally with a name, got "${from}"`)
+  return { email: Object.freeze({ smtpUrl, from, delayMs: Math.round(seconds * 1000) }), emailProblem: null }
 }
 
 // One process needs nothing else; several share their broadcasts through Redis, so asking for

@@ -24,6 +24,7 @@ export async function superviseWorkers(config: Config): Promise<void> {
   const log = primaryLog(config.logLevel)
   if (config.secretKeyBaseSource === 'generated') log.warn({}, 'SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
   if (config.vapidProblem) log.warn({}, `Web Push is disabled: ${config.vapidProblem}`)
+  if (config.emailProblem) log.info({}, `Email is off: ${config.emailProblem}`)
   const store = openStore(config, log)
   const checkpointer = startCheckpointer(config.databasePath, log)
 

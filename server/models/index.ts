@@ -37,6 +37,9 @@ import { messagePusher } from './room/message-pusher.ts'
 import { bannable } from './user/bannable.ts'
 import { webhooks } from './webhook.ts'
 import { bots } from './user/bot.ts'
+import { emailNotifications } from './email/notification.ts'
+import { emailPreferences } from './email/preference.ts'
+import { missedMessages } from './email/missed-messages.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -81,6 +84,9 @@ export function createModels(db: Connection) {
     logos: logos(db),
     webhooks: webhooks(db),
     bots: bots(db),
+    emailNotifications: emailNotifications(db),
+    emailPreferences: emailPreferences(db),
+    missedMessages: missedMessages(db),
   }
 }
 

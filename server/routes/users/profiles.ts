@@ -32,7 +32,11 @@ export default async function profiles(app: FastifyInstance, options: { config: 
 
   function show(request: FastifyRequest, reply: FastifyReply, status = 200, error?: string, typed: ProfileInput = {}) {
     const user = request.user!
-    const { memberships, hasAvatar } = app.store.read((m) => ({ memberships: m.profiles.memberships(user), hasAvatar: m.avatars.originalFor(user.id) !== undefined }))
+    const { memberships, hasAvatar, missedMessages } = app.store.read((m) => ({
+      memberships: m.profiles.memberships(user),
+      hasAvatar: m.avatars.originalFor(user.id) !== undefined,
+      missedMessages: m.emailPreferences.wantsMissedMessages(user.id),
+    }))
     return reply.view(
       'users/profiles/show',
       {
@@ -43,6 +47,7 @@ export default async function profiles(app: FastifyInstance, options: { config: 
         shared: withNextLevel(memberships.shared),
         directs: withNextLevel(memberships.directs),
         hasAvatar,
+        email: app.email.enabled ? { missedMessages } : null,
         transfer: transferLinks(app, request, user),
         backPath: linkBack(request),
         installPlatform: installPlatform(request.headers['user-agent']),
