@@ -18,9 +18,13 @@ export type SendOutcome = { sent: true } | { sent: false; permanent: boolean; re
 export class Mailer {
   private readonly transport: Transporter
 
-  constructor(smtpUrl: string, options: { timeoutMs?: number } = {}) {
+  constructor(smtpUrl: string, options: { timeoutMs?: number; connections?: number } = {}) {
     const timeoutMs = options.timeoutMs ?? 30_000
-    this.transport = nodemailer.createTransport(smtpUrl, {
+    // A pool of `connections` SMTP connections (default 1).
+    this.transport = nodemailer.createTransport({
+      url: smtpUrl,
+      pool: true,
+      maxConnections: options.connections ?? 1,
       connectionTimeout: timeoutMs,
       greetingTimeout: timeoutMs,
       socketTimeout: timeoutMs,

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts'
 import { Mailer } from '../lib/mailer.ts'
 import { ROOM_TYPES } from '../models/room.ts'
 import type { CreatedMessage } from './message-listeners.ts'
-import { EmailSender, type EmailSenderOptions } from './email/sender.ts'
+import { EmailSender, SENDING_AT_ONCE, type EmailSenderOptions } from './email/sender.ts'
 
 // Email about missed mentions and Pings (docs/email.md). A new message is queued as rows in
 // SQLite (campfire_email_notifications) on a later turn of the event loop, never on the post's
@@ -67,7 +67,7 @@ export default fp(
 
     const runsSender = settings !== null && (options.sender ?? (options.workerId === undefined || options.workerId === 1))
     const sender = runsSender
-      ? new EmailSender(app, new Mailer(settings.smtpUrl, { timeoutMs: options.timeoutMs }), {
+      ? new EmailSender(app, new Mailer(settings.smtpUrl, { timeoutMs: options.timeoutMs, connections: SENDING_AT_ONCE }), {
           from: settings.from,
           delayMs: settings.delayMs,
           pollMs: options.pollMs,
