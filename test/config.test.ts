@@ -146,3 +146,16 @@ test('one process needs no Redis; several need REDIS_URL, and the cable prefix i
   assert.equal(loadConfig({ ...base, REDIS_URL: 'unix:///run/redis/redis.sock' }).redisUrl, 'unix:///run/redis/redis.sock')
   for (const bad of ['localhost:6379', 'http://redis', 'redis://', 'unix://', 'unix://relative.sock']) assert.throws(() => loadConfig({ ...base, REDIS_URL: bad }), ConfigError, bad)
 })
+
+test('email is off without SMTP_URL; with it, MAIL_FROM is required and CAMPFIRE_EMAIL_DELAY is seconds (10 minutes by default)', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  const off = loadConfig(base)
+  assert.equal(off.email, null)
+  assert.equal(off.emailProblem, 'SMTP_URL is not set')
+  const on = loadConfig({ ...base, SMTP_URL: 'smtps://user:pass@mail.example.com:465', MAIL_FROM: 'Campfire <campfire@example.com>' })
+  assert.deepEqual(on.email, { smtpUrl: 'smtps://user:pass@mail.example.com:465', from: 'Campfire <campfire@example.com>', delayMs: 600_000 })
+  assert.equal(loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com:587', MAIL_FROM: 'campfire@example.com', CAMPFIRE_EMAIL_DELAY: '0.5' }).email?.delayMs, 500)
+  assert.throws(() => loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com:587' }), (error: Error) => error instanceof ConfigError && /MAIL_FROM is required/.test(error.message))
+  assert.throws(() => loadConfig({ ...base, SMTP_URL: 'http://mail.example.com', MAIL_FROM: 'a@example.com' }), (error: Error) => error instanceof ConfigError && /smtp:\/\/ or smtps:\/\//.test(error.message))
+  assert.throws(() => loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: 'a@example.com', CAMPFIRE_EMAIL_DELAY: 'soon' }), (error: Error) => error instanceof ConfigError && /CAMPFIRE_EMAIL_DELAY/.test(error.message))
+})

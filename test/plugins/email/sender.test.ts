@@ -41,6 +41,7 @@ test('an email pending when the server is killed with -9 is sent after the resta
   assert.equal(server.child.signalCode, 'SIGKILL')
   assert.equal(inbox.mails.length, 0, 'nothing was sent before the kill')
 
+  assert.doesNotMatch(server.output(), /Email is off/)
   const restarted = await startServer(env)
   t.after(() => stopServer(restarted, 'SIGKILL'))
   const [mail] = await inbox.waitFor(1, 30_000)
@@ -50,4 +51,10 @@ test('an email pending when the server is killed with -9 is sent after the resta
   await new Promise((resolve) => setTimeout(resolve, 1500))
   assert.equal(inbox.mails.length, 1, 'sent once')
   assert.equal(pending.get(), 0)
+})
+
+test('without SMTP_URL the server says so in one boot line, and with it says nothing of the kind', { timeout: 120_000 }, async (t) => {
+  const server = await startServer({ CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE, DISABLE_SSL: 'true' })
+  t.after(() => stopServer(server, 'SIGKILL'))
+  assert.equal(server.output().split('\n').filter((line) => line.includes('Email is off: SMTP_URL is not set')).length, 1)
 })
