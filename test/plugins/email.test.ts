@@ -232,3 +232,17 @@ test('without SMTP_URL nothing is queued and no sender runs', async (t) => {
   assert.equal(app.email.enabled, false)
   assert.equal(app.email.sending, false)
 })
+
+test('one process sends, and under WEB_CONCURRENCY only worker 1 does', async (t) => {
+  const { buildApp } = await import('../../server/app.ts')
+  const { testConfig, tempStorage } = await import('../helper.ts')
+  const config = testConfig(tempStorage(t), { SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'campfire@example.com' })
+  // One process (which migrates the file, as a cluster's primary would), then the workers.
+  for (const [workerId, sending] of [[undefined, true], [1, true], [2, false], [3, false]] as const) {
+    const app = await buildApp({ config, logger: false, passwordCost: 4, workerId })
+    t.after(() => app.close())
+    await app.ready()
+    assert.equal(app.email.enabled, true)
+    assert.equal(app.email.sending, sending, `worker ${workerId}`)
+  }
+})
