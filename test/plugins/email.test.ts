@@ -1,7 +1,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { rooms, users } from '../fixtures.ts'
-import { sameOrigin } from '../helper.ts'
+import { inject, sameOrigin } from '../helper.ts'
+import { multipart } from '../support/multipart.ts'
 import { connect, identifiers } from '../cable/cable-helper.ts'
 import { DELAY_MS, fetchAs, header, MAIL_FROM, recipients, startEmailApp } from './email/support.ts'
 
@@ -48,6 +49,16 @@ test('a Ping sent while away is emailed too', async (t) => {
   assert.equal(mail!.subject, `${users.david.name} sent you a Ping (37signals)`)
   assert.match(mail!.text ?? '', /lunch tomorrow\?/)
   assert.deepEqual(recipients(e.inbox), [users.kevin.email])
+})
+
+test('an attachment sent in a Ping is named in both parts', async (t) => {
+  const e = await startEmailApp(t)
+  const { payload, headers } = multipart([{ name: 'message[attachment]', filename: 'q3-plan.txt', type: 'text/plain', data: Buffer.from('the plan') }], { ...sameOrigin, accept: 'text/vnd.turbo-stream.html, text/html' })
+  const sent = await inject(e.app, await e.cookie('david'), { method: 'POST', url: `/rooms/${rooms.david_and_kevin.id}/messages`, payload, headers })
+  assert.ok(sent.statusCode < 400, `posted: ${sent.statusCode}`)
+  const [mail] = await e.inbox.waitFor(1)
+  assert.match(mail!.text ?? '', /Attachment: q3-plan\.txt/)
+  assert.match(String(mail!.html), /q3-plan\.txt/)
 })
 
 test('opening the room before the delay sends nothing', async (t) => {
