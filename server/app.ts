@@ -10,6 +10,7 @@ import bannedContent from './plugins/banned-content.ts'
 import messageListeners from './plugins/message-listeners.ts'
 import webhooks, { type WebhookOptions } from './plugins/webhooks.ts'
 import webPush, { type WebPushOptions } from './plugins/web-push.ts'
+import email, { type EmailOptions } from './plugins/email.ts'
 import database from './plugins/database.ts'
 import errors from './plugins/errors.ts'
 import passwords from './plugins/passwords.ts'
@@ -39,6 +40,8 @@ export interface AppOptions {
   webPush?: Omit<WebPushOptions, 'config'>
   // Single sign-on adjustments for tests (a skewed clock).
   oidc?: OidcTestOptions
+  // Missed-message email timings (tests shorten the poll and retry waits).
+  email?: Omit<EmailOptions, 'config' | 'workerId'>
   // This app is worker N of a cluster (WEB_CONCURRENCY > 1, server/cluster/).
   workerId?: number
 }
@@ -88,6 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(messageListeners)
   await app.register(webhooks, { ...options.webhooks, config, post: postAsBot })
   await app.register(webPush, { ...options.webPush, config })
+  await app.register(email, { ...options.email, config, workerId: options.workerId })
   await app.register(bannedContent, { config })
   await app.register(routes, { config, signInLimit: options.signInLimit })
   return app

@@ -56,6 +56,18 @@ export interface Config {
   readonly litestreamReplicaUrl: string | null
   // Single sign-on through an OpenID Connect provider (OIDC_*; null without OIDC_ISSUER).
   readonly oidc: OidcConfig | null
+  // Email about missed mentions and Pings (docs/email.md): null without SMTP_URL.
+  readonly email: EmailConfig | null
+  readonly emailProblem: string | null
+}
+
+export interface EmailConfig {
+  // SMTP_URL: smtp://user:pass@host:587 or smtps://user:pass@host:465.
+  readonly smtpUrl: string
+  // MAIL_FROM: the From header, e.g. "Campfire <campfire@example.com>".
+  readonly from: string
+  // CAMPFIRE_EMAIL_DELAY (seconds, default 600): how long a message waits unread before it is emailed.
+  readonly delayMs: number
 }
 
 // The cache switches (docs/architecture.md, "Caching"): defaults are the fast settings; the others are the
@@ -135,6 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpTimeouts: readHttpTimeouts(env),
     litestreamReplicaUrl: readReplicaUrl(env.LITESTREAM_REPLICA_URL),
     oidc: readOidc(env),
+    ...readEmail(env),
   })
 }
 
@@ -160,6 +173,26 @@ function readHttpTimeouts(env: Env): Config['httpTimeouts'] {
   const requestMs = readSeconds('HTTP_REQUEST_TIMEOUT', env.HTTP_REQUEST_TIMEOUT, 60)
   const headersMs = Math.min(readSeconds('HTTP_HEADERS_TIMEOUT', env.HTTP_HEADERS_TIMEOUT, 10), requestMs)
   return { headersMs, requestMs, keepAliveMs: readSeconds('HTTP_KEEP_ALIVE_TIMEOUT', env.HTTP_KEEP_ALIVE_TIMEOUT, 20) }
+}
+
+// Email is off without SMTP_URL (one boot line says so); with it, MAIL_FROM is required.
+function readEmail(env: Env): { email: EmailConfig | null; emailProblem: string | null } {
+  const smtpUrl = env.SMTP_URL?.trim()
+  const delay = env.CAMPFIRE_EMAIL_DELAY?.trim()
+  const seconds = delay ? Number(delay) : 600
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 7 * 24 * 3600) throw new ConfigError(`CAMPFIRE_EMAIL_DELAY must be a number of seconds (up to a week), got "${delay}"`)
+  if (!smtpUrl) return { email: null, emailProblem: 'SMTP_URL is not set' }
+  let url: URL
+  try {
+    url = new URL(smtpUrl)
+  } catch {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587')
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL, got a ${url.protocol} one`)
+  const from = env.MAIL_FROM?.trim()
+  if (!from) throw new ConfigError('MAIL_FROM is required with SMTP_URL, e.g. MAIL_FROM="Campfire <campfire@example.com>"')
+  if (/[\r\n]/.test(from) || !/@/.test(from)) throw new ConfigError(`MAIL_FROM must be an email address, optionally with a name, got "${from}"`)
+  return { email: Object.freeze({ smtpUrl, from, delayMs: Math.round(seconds * 1000) }), emailProblem: null }
 }
 
 // One process needs nothing else; several share their broadcasts through Redis, so asking for

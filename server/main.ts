@@ -26,6 +26,7 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   // A cluster's primary has said what is wrong with the config already.
   if (workerId === undefined && config.secretKeyBaseSource === 'generated') app.log.warn('SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
   if (workerId === undefined && config.vapidProblem) app.log.warn(`Web Push is disabled: ${config.vapidProblem}`)
+  if (workerId === undefined && config.emailProblem) app.log.info(`Email is off: ${config.emailProblem}`)
   if (app.video.problem && (workerId ?? 1) === 1) app.log.warn(app.video.problem)
   await startImageThreads()
   if (workerId !== undefined) joinCluster(app)

@@ -166,3 +166,16 @@ test('LITESTREAM_REPLICA_URL takes the replica URLs Litestream knows and refuses
     (error: Error) => error instanceof ConfigError && /LITESTREAM_REPLICA_URL must be a s3:\/\//.test(error.message) && !error.message.includes('hunter2'),
   )
 })
+
+test('email is off without SMTP_URL; with it, MAIL_FROM is required and CAMPFIRE_EMAIL_DELAY is seconds (10 minutes by default)', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  const off = loadConfig(base)
+  assert.equal(off.email, null)
+  assert.equal(off.emailProblem, 'SMTP_URL is not set')
+  const on = loadConfig({ ...base, SMTP_URL: 'smtps://user:pass@mail.example.com:465', MAIL_FROM: 'Campfire <campfire@example.com>' })
+  assert.deepEqual(on.email, { smtpUrl: 'smtps://user:pass@mail.example.com:465', from: 'Campfire <campfire@example.com>', delayMs: 600_000 })
+  assert.equal(loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com:587', MAIL_FROM: 'campfire@example.com', CAMPFIRE_EMAIL_DELAY: '0.5' }).email?.delayMs, 500)
+  assert.throws(() => loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com:587' }), (error: Error) => error instanceof ConfigError && /MAIL_FROM is required/.test(error.message))
+  assert.throws(() => loadConfig({ ...base, SMTP_URL: 'http://mail.example.com', MAIL_FROM: 'a@example.com' }), (error: Error) => error instanceof ConfigError && /smtp:\/\/ or smtps:\/\//.test(error.message))
+  assert.throws(() => loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: 'a@example.com', CAMPFIRE_EMAIL_DELAY: 'soon' }), (error: Error) => error instanceof ConfigError && /CAMPFIRE_EMAIL_DELAY/.test(error.message))
+})

@@ -30,6 +30,7 @@ export async function superviseWorkers(config: Config): Promise<void> {
   const log = primaryLog(config.logLevel, config.logFormat)
   if (config.secretKeyBaseSource === 'generated') log.warn({}, 'SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
   if (config.vapidProblem) log.warn({}, `Web Push is disabled: ${config.vapidProblem}`)
+  if (config.emailProblem) log.info({}, `Email is off: ${config.emailProblem}`)
   const store = openStore(config, log)
   // With Litestream, it checkpoints instead (it must copy the WAL before a checkpoint resets it).
   const litestream = config.litestreamReplicaUrl ? startLitestreamOrExit(config.databasePath, config.litestreamReplicaUrl, log) : null

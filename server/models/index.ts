@@ -38,6 +38,9 @@ import { bannable } from './user/bannable.ts'
 import { webhooks } from './webhook.ts'
 import { bots } from './user/bot.ts'
 import { oidcIdentities } from './user/oidc-identity.ts'
+import { emailNotifications } from './email/notification.ts'
+import { emailPreferences } from './email/preference.ts'
+import { missedMessages } from './email/missed-messages.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -83,6 +86,9 @@ export function createModels(db: Connection) {
     webhooks: webhooks(db),
     bots: bots(db),
     oidcIdentities: oidcIdentities(db),
+    emailNotifications: emailNotifications(db),
+    emailPreferences: emailPreferences(db),
+    missedMessages: missedMessages(db),
   }
 }
 

@@ -13,6 +13,8 @@ import refreshes from './rooms/refreshes.ts'
 import sidebars from './users/sidebars.ts'
 import avatars from './users/avatars.ts'
 import profiles from './users/profiles.ts'
+import emailPreferences from './users/email-preferences.ts'
+import emailUnsubscribes from './email-unsubscribes.ts'
 import bans from './users/bans.ts'
 import pushSubscriptions from './users/push-subscriptions.ts'
 import pushTestNotifications from './users/push-subscriptions/test-notifications.ts'
@@ -69,6 +71,8 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(sidebars)
   await app.register(profiles, { config: options.config })
   await app.register(oidcIdentities)
+  await app.register(emailPreferences)
+  await app.register(emailUnsubscribes)
   await app.register(bans)
   await app.register(pushSubscriptions)
   await app.register(pushTestNotifications)

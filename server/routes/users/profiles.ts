@@ -32,10 +32,11 @@ export default async function profiles(app: FastifyInstance, options: { config: 
 
   function show(request: FastifyRequest, reply: FastifyReply, status = 200, error?: string, typed: ProfileInput = {}) {
     const user = request.user!
-    const { memberships, hasAvatar, linked } = app.store.read((m) => ({
+    const { memberships, hasAvatar, linked, missedMessages } = app.store.read((m) => ({
       memberships: m.profiles.memberships(user),
       hasAvatar: m.avatars.originalFor(user.id) !== undefined,
       linked: app.oidc ? m.oidcIdentities.forUser(user.id, app.oidc.issuer) : undefined,
+      missedMessages: m.emailPreferences.wantsMissedMessages(user.id),
     }))
     return reply.view(
       'users/profiles/show',
@@ -48,6 +49,7 @@ export default async function profiles(app: FastifyInstance, options: { config: 
         directs: withNextLevel(memberships.directs),
         hasAvatar,
         identity: app.oidc ? { name: app.oidc.name, linked: linked ?? null, canUnlink: user.password_digest !== null } : null,
+        email: app.email.enabled ? { missedMessages } : null,
         transfer: transferLinks(app, request, user),
         backPath: linkBack(request),
         installPlatform: installPlatform(request.headers['user-agent']),

@@ -1,0 +1,60 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import { RailsSigning } from '../../../server/lib/rails/signing.ts'
+import { mentionAttachmentHtml } from '../../../server/models/rich-text/index.ts'
+import { SECRET_KEY_BASE, tempStorage } from '../../helper.ts'
+import { CookieJar, formPost, request, startServer, stopServer } from '../../support/server-process.ts'
+import { startSmtpInbox } from '../../support/smtp-inbox.ts'
+
+test('an email pending when the server is killed with -9 is sent after the restart, once', { timeout: 120_000 }, async (t) => {
+  const inbox = await startSmtpInbox(t)
+  const storage = tempStorage(t)
+  const env = { CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, DISABLE_SSL: 'true', SMTP_URL: inbox.url, MAIL_FROM: 'campfire@example.com', CAMPFIRE_EMAIL_DELAY: '3' }
+  const server = await startServer(env)
+  t.after(() => stopServer(server, 'SIGKILL'))
+
+  const ada = new CookieJar()
+  assert.equal((await request(server.baseUrl, ada, '/first_run', formPost({ 'user[name]': 'Ada', 'user[email_address]': 'ada@example.com', 'user[password]': 'secret123456' }))).status, 302)
+  const dbPath = join(storage, 'db', 'production.sqlite3')
+  const db = new BetterSqlite3(dbPath, { readonly: true })
+  t.after(() => db.close())
+  const joinCode = db.prepare('SELECT join_code FROM accounts').pluck().get() as string
+  const joined = await request(server.baseUrl, new CookieJar(), `/join/${joinCode}`, formPost({ 'user[name]': 'Bob', 'user[email_address]': 'bob@example.com', 'user[password]': 'secret123456' }))
+  assert.equal(joined.status, 302)
+  const bobId = db.prepare("SELECT id FROM users WHERE email_address = 'bob@example.com'").pluck().get() as number
+  const roomId = db.prepare('SELECT id FROM rooms ORDER BY id LIMIT 1').pluck().get() as number
+
+  const mention = mentionAttachmentHtml(new RailsSigning(SECRET_KEY_BASE).signedGlobalId('User', bobId))
+  const posted = await request(server.baseUrl, ada, `/rooms/${roomId}/messages`, formPost({ 'message[body]': `<p>${mention} before the crash</p>` }))
+  assert.ok(posted.status === 201 || posted.status === 303, `posted: ${posted.status}`)
+  const pending = db.prepare('SELECT count(*) FROM campfire_email_notifications').pluck()
+  const deadline = Date.now() + 5000
+  while (pending.get() !== 1) {
+    assert.ok(Date.now() < deadline, 'the email was queued')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+
+  server.child.kill('SIGKILL')
+  await new Promise((resolve) => (server.child.exitCode !== null || server.child.signalCode !== null ? resolve(null) : server.child.once('exit', resolve)))
+  assert.equal(server.child.signalCode, 'SIGKILL')
+  assert.equal(inbox.mails.length, 0, 'nothing was sent before the kill')
+
+  assert.doesNotMatch(server.output(), /Email is off/)
+  const restarted = await startServer(env)
+  t.after(() => stopServer(restarted, 'SIGKILL'))
+  const [mail] = await inbox.waitFor(1, 30_000)
+  assert.deepEqual(inbox.envelopes[0], ['bob@example.com'])
+  assert.match(mail!.subject ?? '', /^Ada mentioned you in /)
+  assert.match(mail!.text ?? '', /before the crash/)
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  assert.equal(inbox.mails.length, 1, 'sent once')
+  assert.equal(pending.get(), 0)
+})
+
+test('without SMTP_URL the server says so in one boot line, and with it says nothing of the kind', { timeout: 120_000 }, async (t) => {
+  const server = await startServer({ CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE, DISABLE_SSL: 'true' })
+  t.after(() => stopServer(server, 'SIGKILL'))
+  assert.equal(server.output().split('\n').filter((line) => line.includes('Email is off: SMTP_URL is not set')).length, 1)
+})
