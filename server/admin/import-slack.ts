@@ -19,6 +19,7 @@ const NAME = 'import:slack'
 
 const { values } = readCommandLine({
   name: NAME,
+  file: 'import-slack',
   summary: [
     'Imports a Slack workspace export (the zip Slack gives, or its folder): users.json, channels.json,',
     'groups.json, dms.json, mpims.json and a folder of daily JSON files per conversation. People are',
