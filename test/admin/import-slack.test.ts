@@ -57,6 +57,8 @@ test('a Slack export becomes people, rooms and Pings, and messages with their au
   assert.equal(named('Jason Zimdars').length, 1, 'Jason Zimdars is matched by email, not created again')
   const ada = person('ada@example.org')!
   assert.deepEqual([ada.role, ada.status, ada.bio, ada.password_digest], [0, 0, 'Analyst of engines', null])
+  const avatar = db.prepare("SELECT b.filename FROM active_storage_attachments a JOIN active_storage_blobs b ON b.id = a.blob_id WHERE a.record_type = 'User' AND a.name = 'avatar' AND a.record_id = ?").pluck().get(ada.id)
+  assert.equal(avatar, 'ada.png', 'an avatar the export holds becomes the person\'s avatar')
   const [gone] = named('Gone Person')
   assert.equal(gone!.status, 1, 'a person Slack deleted is created deactivated')
   assert.match(String(gone!.email_address), /^gone-deactivated-[0-9a-f-]+@example\.org$/)

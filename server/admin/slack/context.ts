@@ -14,6 +14,8 @@ export type ImportModels = Models & { slackRecords: Records }
 export interface ImportContext {
   source: ExportSource
   root: string
+  // The files directly in a folder of the export ("general/"), from an index built once.
+  filesIn(folder: string): readonly string[]
   report: ImportReport
   dryRun: boolean
   deactivateMissing: boolean

@@ -1,6 +1,6 @@
 import { createReadStream, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { join, posix, sep } from 'node:path'
+import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import yauzl from 'yauzl'
 
@@ -113,4 +113,15 @@ export function exportRoot(source: ExportSource): string {
   return ''
 }
 
-export const joinPath = (...parts: string[]): string => posix.join(...parts).split(sep).join('/')
+// The export's files by the folder that holds them ("a/b/c.json" under "a/b/"), built once: an
+// export of many channels and days holds hundreds of thousands of files.
+export function filesByFolder(source: ExportSource): (folder: string) => readonly string[] {
+  const index = new Map<string, string[]>()
+  for (const path of source.paths) {
+    const folder = path.slice(0, path.lastIndexOf('/') + 1)
+    const list = index.get(folder)
+    if (list) list.push(path)
+    else index.set(folder, [path])
+  }
+  return (folder) => index.get(folder) ?? []
+}

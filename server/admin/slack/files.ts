@@ -58,7 +58,7 @@ export { removePrepared }
 export async function importAvatar(context: ImportContext, slackId: string, userId: number): Promise<void> {
   if (context.dryRun) return
   const prefix = `${context.root}__avatars/${slackId}/`
-  const path = [...context.source.paths].find((candidate) => candidate.startsWith(prefix) && !candidate.slice(prefix.length).includes('/'))
+  const [path] = context.filesIn(prefix)
   if (!path) return
   const upload = await store(context, path, undefined)
   if (!upload) return

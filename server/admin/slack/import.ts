@@ -5,10 +5,11 @@ import { slackRecords } from '../../models/imports/slack-records.ts'
 import type { ImportContext, ImportModels } from './context.ts'
 import { importConversations } from './conversations.ts'
 import { readExportIndex } from './export-index.ts'
+import { filesByFolder } from './export-source.ts'
 import { importMessages } from './messages.ts'
 import { importPeople } from './people.ts'
 
-export type ImportSettings = Omit<ImportContext, 'read' | 'write' | 'people' | 'names' | 'rooms'>
+export type ImportSettings = Omit<ImportContext, 'read' | 'write' | 'people' | 'names' | 'rooms' | 'filesIn'>
 
 const withRecords = (db: Connection): ImportModels => Object.assign(createModels(db), { slackRecords: slackRecords(db) })
 
@@ -23,6 +24,7 @@ export async function importSlack(settings: ImportSettings, databases: { reader:
   const writer = databases.writer && new Writer(databases.writer, withRecords(databases.writer), { maxBatch: batch })
   const context: ImportContext = {
     ...settings,
+    filesIn: filesByFolder(settings.source),
     read: (fn) => readTransaction.deferred(fn) as never,
     write: (fn, placeholder) => (writer ? writer.write(fn) : Promise.resolve(placeholder)),
     people: new Map(),
@@ -33,8 +35,8 @@ export async function importSlack(settings: ImportSettings, databases: { reader:
     const index = await readExportIndex(context.source, context.root, context.report)
     await importPeople(context, index.people)
     const conversations = await importConversations(context, index.conversations)
-    const folders = conversations.map((conversation) => `${context.root}${conversation.folder}/`)
-    const bytes = [...context.source.paths].filter((path) => folders.some((folder) => path.startsWith(folder)) && path.endsWith('.json')).reduce((sum, path) => sum + context.source.size(path), 0)
+    const days = conversations.flatMap((conversation) => context.filesIn(`${context.root}${conversation.folder}/`).filter((path) => path.endsWith('.json')))
+    const bytes = days.reduce((sum, path) => sum + context.source.size(path), 0)
     context.progress.start(conversations.length, bytes)
     for (const [index, conversation] of conversations.entries()) {
       context.progress.conversation(index + 1, conversation.kind === 'dm' ? 'a DM' : `#${conversation.name}`)

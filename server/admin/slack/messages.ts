@@ -33,7 +33,7 @@ interface Reaction {
 export async function importMessages(context: ImportContext, conversation: SlackConversation): Promise<void> {
   const room = context.rooms.get(conversation.id)!
   const prefix = `${context.root}${conversation.folder}/`
-  const days = [...context.source.paths].filter((path) => path.startsWith(prefix) && DAY_FILE.test(path.slice(prefix.length))).sort()
+  const days = context.filesIn(prefix).filter((path) => DAY_FILE.test(path.slice(prefix.length))).sort()
   const threads = new Map<string, string>()
   let pending: Promise<unknown>[] = []
   for (const day of days) {

@@ -62,6 +62,7 @@ export async function sampleExport(): Promise<ExportFiles> {
   ])
   files.set(`general/2024-01-16.json`, '{[ this is not json')
   files.set('__uploads/F0DIAGRAM/diagram.png', await samplePng())
+  files.set(`__avatars/${TEAM.ada}/ada.png`, await samplePng())
   json(`announcements/${day}.json`, [
     { type: 'message', user: TEAM.jz, ts: at(20), text: '<script>alert("export")</script> and <img src=x onerror=alert(1)> &lt;b&gt;bold?&lt;/b&gt; <javascript:alert(2)|click me>' },
     { type: 'message', user: TEAM.jz, ts: at(21), text: 'x'.repeat(150_000) },
