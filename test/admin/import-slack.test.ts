@@ -16,6 +16,18 @@ import { busyExport, sampleExport, TEAM, tsAt, writeExportFolder, zipExport, zip
 const importSlack = (storage: string, ...args: string[]) => runAdmin('import-slack', args, { CAMPFIRE_STORAGE_PATH: storage })
 const database = (storage: string) => new BetterSqlite3(join(storage, 'db', 'production.sqlite3'), { readonly: true })
 
+// One row of a query, read through a connection of its own (closed again, so the import's own
+// connections are the only ones left).
+function row(storage: string, sql: string): unknown {
+  const db = database(storage)
+  try {
+    return db.prepare(sql).raw().get()
+  } finally {
+    db.close()
+  }
+}
+const COUNTS = 'SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM users), (SELECT count(*) FROM rooms), (SELECT count(*) FROM boosts), (SELECT count(*) FROM active_storage_blobs), (SELECT count(*) FROM memberships)'
+
 interface Imported {
   id: number
   room: string | null
@@ -151,14 +163,7 @@ test('importing again adds nothing, from the folder or from its zip, and a dry r
   const files = await sampleExport()
   const zip = join(tempStorage(t), 'export.zip')
   writeFileSync(zip, await zipExport(files))
-  const snapshot = () => {
-    const db = database(storage)
-    try {
-      return db.prepare("SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM users), (SELECT count(*) FROM rooms), (SELECT count(*) FROM boosts), (SELECT count(*) FROM active_storage_blobs), (SELECT count(*) FROM memberships)").raw().get()
-    } finally {
-      db.close()
-    }
-  }
+  const snapshot = () => row(storage, COUNTS)
   const before = snapshot()
   const dry = await importSlack(storage, '--from', zip, '--dry-run')
   assert.equal(dry.code, 0, dry.stderr)
@@ -183,19 +188,11 @@ test('a zip that names a file outside the export is refused, and nothing is writ
   writeExportFolder(folder, new Map([['placeholder', '']]))
   const zip = join(folder, 'export.zip')
   writeFileSync(zip, await zipSlip(await sampleExport(), '../escaped.txt'))
-  const count = () => {
-    const db = database(storage)
-    try {
-      return db.prepare('SELECT count(*) FROM messages').pluck().get()
-    } finally {
-      db.close()
-    }
-  }
-  const before = count()
+  const before = row(storage, COUNTS)
   const result = await importSlack(storage, '--from', zip)
   assert.equal(result.code, 1)
   assert.match(result.stderr, /outside the export.*nothing was imported/)
-  assert.equal(count(), before)
+  assert.deepEqual(row(storage, COUNTS), before)
   assert.ok(!existsSync(join(folder, '..', 'escaped.txt')) && !existsSync(join(folder, 'escaped.txt')), 'no file was written by its path')
 })
 
