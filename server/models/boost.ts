@@ -23,8 +23,8 @@ export function boosts(db: Connection) {
     find: (id: number, messageId: number): BoostRow | undefined => find.get(id, messageId),
     forMessage: (messageId: number): BoostRow[] => forMessage.all(messageId),
 
-    create(messageId: number, boosterId: number, content: string): BoostRow {
-      const now = dbTime()
+    create(messageId: number, boosterId: number, content: string, at: string = dbTime()): BoostRow {
+      const now = at
       const id = Number(insert.run(messageId, boosterId, content, now, now).lastInsertRowid)
       return { id, message_id: messageId, booster_id: boosterId, content, created_at: now, updated_at: now }
     },

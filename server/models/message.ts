@@ -21,6 +21,8 @@ export interface NewMessage {
   clientMessageId: string
   body: string
   plainText: string
+  // When it was written, for history brought in from elsewhere (an import); now otherwise.
+  createdAt?: string
 }
 
 const COLUMNS = 'id, room_id, creator_id, client_message_id, created_at, updated_at, presentation_version'
@@ -56,7 +58,7 @@ export function messages(db: Connection) {
     lastByCreator: (roomId: number, creatorId: number): MessageRow | undefined => lastByCreator.get(roomId, creatorId),
 
     create(message: NewMessage): MessageRow {
-      const now = dbTime()
+      const now = message.createdAt ?? dbTime()
       const id = Number(insert.run(message.roomId, message.creatorId, message.clientMessageId, now, now).lastInsertRowid)
       insertBody.run(message.body, id, now, now)
       insertSearch.run(id, message.plainText)

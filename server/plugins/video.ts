@@ -34,24 +34,32 @@ function problemWith(tools: Awaited<ReturnType<typeof findVideoTools>>): string 
   return off && `${off}: ${tools.problems.join('; ')}; install Debian's ffmpeg package, or set FFMPEG_PATH and FFPROBE_PATH`
 }
 
+// The video tools for one files folder: found once, then each video upload's metadata and
+// poster made with them. The server decorates the app with one (below); the Slack import makes
+// its own.
+export async function videoAttachments(config: Config, log: { warn(details: object, message: string): void }): Promise<VideoAttachments> {
+  const tools = await videoTools(config)
+  const processor = new VideoProcessor(tools)
+  const { filesPath } = config
+  return {
+    problem: problemWith(tools),
+    processor,
+    async prepare(upload, filename) {
+      if (!isVideoType(upload.contentType)) return null
+      const derivatives = await makeVideoDerivatives(processor, filesPath, { path: upload.path, filename }, VIDEO_POSTER)
+      if (derivatives.problem) log.warn({ filename }, `video attachment ${derivatives.problem}`)
+      return derivatives
+    },
+  }
+}
+
 // Looks for ffmpeg and ffprobe at boot. Without them videos still post and play, without a
 // poster (and, without ffprobe, without a size).
 export default fp(
   async function video(app, options: { config: Config }) {
-    const tools = await videoTools(options.config)
-    const processor = new VideoProcessor(tools)
-    const { filesPath } = options.config
-    app.decorate('video', {
-      problem: problemWith(tools),
-      processor,
-      async prepare(upload, filename) {
-        if (!isVideoType(upload.contentType)) return null
-        const derivatives = await makeVideoDerivatives(processor, filesPath, { path: upload.path, filename }, VIDEO_POSTER)
-        if (derivatives.problem) app.log.warn({ filename }, `video attachment ${derivatives.problem}`)
-        return derivatives
-      },
-    } satisfies VideoAttachments)
-    app.addHook('onClose', () => processor.close())
+    const attachments = await videoAttachments(options.config, app.log)
+    app.decorate('video', attachments)
+    app.addHook('onClose', () => attachments.processor.close())
   },
   { name: 'video' },
 )

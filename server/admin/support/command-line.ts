@@ -14,6 +14,8 @@ export interface AdminOption {
 export interface AdminCommand<O extends Record<string, AdminOption>> {
   // The npm script, e.g. reset-password; messages start with it.
   name: string
+  // The script's file in dist/admin/ when it is not named as the npm script (import:slack).
+  file?: string
   // The arguments as the usage line shows them, e.g. 'EMAIL'.
   arguments?: string
   // How many arguments it takes.
@@ -46,7 +48,7 @@ export function usage<O extends Record<string, AdminOption>>(command: AdminComma
   const width = Math.max(...rows.map(([left]) => left.length)) + 2
   const lines = [
     `Usage: npm run ${command.name}${shape ? ` -- ${shape}` : ''}`,
-    `       node dist/admin/${command.name}.js${shape ? ` ${shape}` : ''}   (compiled, as in the container image)`,
+    `       node dist/admin/${command.file ?? command.name}.js${shape ? ` ${shape}` : ''}   (compiled, as in the container image)`,
     '',
     ...command.summary.split('\n').map((line) => (line ? `  ${line}` : '')),
     '',

@@ -5,11 +5,19 @@ import type { StoredUpload } from '../../lib/uploads.ts'
 import { writeVariant, type VariantFile } from '../../lib/variant-files.ts'
 import { isVideoType } from '../../lib/video.ts'
 import type { VideoDerivatives } from '../../lib/video-posters.ts'
+import type { VideoAttachments } from '../../plugins/video.ts'
 import type { Models } from '../../models/index.ts'
 import type { NewBlob } from '../../models/blob.ts'
 import { thumbVariationFor, UNPREVIEWABLE_KEY, VIDEO_POSTER, type Unpreviewable, type Variation } from '../../models/blob/variations.ts'
 import type { MessageRow } from '../../models/message.ts'
 import { recordVariant } from '../processed-variants.ts'
+
+// What preparing an attachment uses of the app: its log and its video tools. The app itself
+// serves; so does the Slack import, which makes its attachments outside the server.
+export interface AttachmentServices {
+  log: { error(details: object, message: string): void }
+  video: Pick<VideoAttachments, 'prepare'>
+}
 
 // An attachment ready to be written with its message: the blob as it will be recorded, the
 // thumbnail already made from it (an image's :thumb), and every file written so far, for the
@@ -32,7 +40,7 @@ export interface PreparedAttachment {
 // representation route makes it later.
 const SIZED_BY_LIBVIPS = /^image\/(tiff|avif|heic|heif)$/
 
-export async function prepareAttachment(app: FastifyInstance, filesRoot: string, upload: StoredUpload, filename: string): Promise<PreparedAttachment> {
+export async function prepareAttachment(app: AttachmentServices, filesRoot: string, upload: StoredUpload, filename: string): Promise<PreparedAttachment> {
   const blob: NewBlob = { key: upload.key, filename, contentType: upload.contentType, metadata: upload.metadata, byteSize: upload.byteSize, checksum: upload.checksum }
   const prepared: PreparedAttachment = { blob, thumb: null, paths: [upload.path] }
   if (isVideoType(upload.contentType)) return prepareVideo(app, prepared, upload, filename)
@@ -60,7 +68,7 @@ export async function prepareAttachment(app: FastifyInstance, filesRoot: string,
 // made now so that the message is announced with its poster. Without ffmpeg the video posts and
 // plays without one (app.video logs why, in one line); a file ffprobe cannot read as a video is
 // kept as a plain file, as an unreadable image is.
-async function prepareVideo(app: FastifyInstance, prepared: PreparedAttachment, upload: StoredUpload, filename: string): Promise<PreparedAttachment> {
+async function prepareVideo(app: AttachmentServices, prepared: PreparedAttachment, upload: StoredUpload, filename: string): Promise<PreparedAttachment> {
   const video = await app.video.prepare(upload, filename)
   if (!video) return prepared
   // ffprobe read it and found no video (random bytes, an HTML page claiming to be one): a file.
