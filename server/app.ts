@@ -20,6 +20,7 @@ import browserGate from './plugins/browser-gate.ts'
 import compression from './plugins/compression.ts'
 import pageCache from './plugins/page-cache.ts'
 import serverTiming from './plugins/server-timing.ts'
+import cpuLedger from './plugins/cpu-ledger.ts'
 import routes from './routes/index.ts'
 import { postAsBot } from './routes/messages/bot-posting.ts'
 import { requestForLog } from './lib/log-redaction.ts'
@@ -61,6 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
 
   await app.register(serverTiming, { workerId: options.workerId })
+  await app.register(cpuLedger)
   await app.register(errors)
   await app.register(compression)
   await app.register(cookie)
