@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { globalIdParam, type RailsSigning } from '../lib/rails/signing.ts'
-import type { RoomRow } from '../models/room.ts'
 import type { Store } from '../models/store.ts'
 import type { Outcome } from './command-queue.ts'
 import { messageFrame } from './protocol.ts'
@@ -36,9 +35,6 @@ export interface ChannelConnection {
   sendWire(frame: Buffer): boolean
   // Spends one of the connection's typing-notice tokens: false means drop this notice.
   admitTypingNotice(): boolean
-  // The room `id` if this connection's user is a member: `find` reads it, unless the connection
-  // found it moments ago (a navigation subscribes twice to one room; connection.ts).
-  memberRoom(id: number, find: () => RoomRow | undefined): RoomRow | undefined
 }
 
 export interface RoomRef {

@@ -5,7 +5,6 @@ import type { CableUser, Channel, ChannelClass, ChannelConnection, ChannelHub } 
 import { CommandQueue, type CommandHandler, type Outcome } from './command-queue.ts'
 import { confirmation, disconnect, invalidCommand, isObject, parseCommand, parseIdentifier, rejection, type Command, type DisconnectReason, type Limits } from './protocol.ts'
 import { account, enter, tally } from '../lib/cpu-ledger.ts'
-import type { RoomRow } from '../models/room.ts'
 import { TokenBucket } from '../lib/token-bucket.ts'
 
 // What a connection uses of the server (CableServer implements it). The channel registry comes
@@ -26,8 +25,6 @@ const TEXT = { binary: false }
 const SLOW_CONSUMER = 1013
 const POLICY_VIOLATION = 1008
 const SLOW_CONSUMER_GRACE_MS = 1000
-// How long a membership found by a subscribe is taken as read for the next ones (memberRoom).
-const MEMBER_ROOM_MS = 10_000
 
 // The socket's listeners are shared by every socket; each finds its connection here. With
 // 10,000 sockets, per-socket closures and their contexts add up to megabytes.
@@ -72,8 +69,6 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
   private readonly queue: CommandQueue<Command | Revoke>
   private readonly raw: Socket | null
   private done: Promise<void> | null = null
-  // The room its last subscribe found this user a member of, and when (memberRoom).
-  private member: { room: RoomRow; at: number } | null = null
 
   constructor(
     readonly socket: WebSocket,
@@ -161,29 +156,13 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
   disconnect(reason: DisconnectReason, reconnect: boolean, code = 1000): void {
     if (!this.isOpen) return
     this.send(disconnect(reason, reconnect))
-    this.member = null
     this.closing = true
     this.socket.close(code)
   }
 
   // Drops this user's subscriptions to one room, in order with their own commands.
   revokeRoom(roomId: number): void {
-    if (this.member?.room.id === roomId) this.member = null
     this.queue.push({ command: 'revoke', roomId }, 0, true)
-  }
-
-  // A navigation subscribes to the room on screen twice (PresenceChannel, then
-  // RoomMessagesChannel), one command after the other: the membership the first read is taken
-  // for the second, so a navigation reads it once. Only a membership found is remembered (one
-  // room, for MEMBER_ROOM_MS); revoking it (revokeRoom, disconnect) forgets it at once, and a room
-  // converted or deleted since is at worst remembered for those few seconds.
-  memberRoom(id: number, find: () => RoomRow | undefined): RoomRow | undefined {
-    const now = performance.now()
-    const member = this.member
-    if (member !== null && member.room.id === id && now - member.at < MEMBER_ROOM_MS) return member.room
-    const room = find()
-    this.member = room ? { room, at: now } : null
-    return room
   }
 
   receive(data: RawData, isBinary: boolean): void {
@@ -323,7 +302,6 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
 
   // The client hears a rejection, which is what it would get on subscribing again.
   private revoke(roomId: number): Outcome {
-    if (this.member?.room.id === roomId) this.member = null
     const revoked = this.subscriptions.filter((channel) => channel.roomId === roomId)
     for (const channel of revoked) {
       this.drop(channel)
@@ -357,7 +335,6 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
 
   closed(): void {
     this.closing = true
-    this.member = null
     this.server.removeConnection(this)
     this.done = this.queue.close(() => this.unsubscribeAll())
   }

@@ -1,7 +1,7 @@
 import { globalIdParam, parseGlobalIdParam } from '../../lib/rails/signing.ts'
 import { ROOM_TYPES, type RoomRow } from '../../models/room.ts'
 import type { Store } from '../../models/store.ts'
-import { Channel, recordId, type ChannelConnection, type RoomRef } from '../channel.ts'
+import { Channel, recordId, type RoomRef } from '../channel.ts'
 
 // Authorizes a room's message stream when the subscription is made, so revoking a membership
 // really stops delivery. A signed stream name carries no expiry and no user, so one harvested
@@ -22,15 +22,12 @@ export function isGuardedStream(streamName: string): boolean {
   return colon >= 0 && streamName.slice(colon + 1) === MESSAGES_SUFFIX
 }
 
-export function subscribableRoom(store: Store, userId: number, streamName: string, member?: ChannelConnection['memberRoom']): RoomRow | undefined {
+export function subscribableRoom(store: Store, userId: number, streamName: string): RoomRow | undefined {
   if (!isGuardedStream(streamName)) return undefined
   const gid = parseGlobalIdParam(streamName.slice(0, streamName.indexOf(':')))
   const id = gid && ROOM_MODELS.has(gid.model) ? recordId(gid.id) : null
   if (id === null) return undefined
-  const find = () => store.read((m) => m.rooms.findForUser(id, userId))
-  let room = member ? member(id, find) : find()
-  // A room remembered from before an open↔closed conversion is read again.
-  if (member && room && gid!.model !== 'Room' && gid!.model !== room.type) room = find()
+  const room = store.read((m) => m.rooms.findForUser(id, userId))
   // GlobalID locates through the named class, so a room since converted to another type is gone.
   return room && (gid!.model === 'Room' || gid!.model === room.type) ? room : undefined
 }
@@ -38,7 +35,7 @@ export function subscribableRoom(store: Store, userId: number, streamName: strin
 export class RoomMessagesChannel extends Channel {
   override subscribed(): void {
     const streamName = verifiedStreamName(this)
-    const room = streamName ? subscribableRoom(this.server.store, this.user.id, streamName, (id, find) => this.connection.memberRoom(id, find)) : undefined
+    const room = streamName ? subscribableRoom(this.server.store, this.user.id, streamName) : undefined
     if (!room) return this.reject()
     this.roomId = room.id
     this.streamFrom(messagesStream(room))

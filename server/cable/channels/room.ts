@@ -14,7 +14,7 @@ export class RoomChannel extends Channel {
 
   private findRoom(): RoomRow | undefined {
     const id = recordId(this.params.room_id)
-    return id === null ? undefined : this.connection.memberRoom(id, () => this.server.store.read((m) => m.rooms.findForUser(id, this.user.id)))
+    return id === null ? undefined : this.server.store.read((m) => m.rooms.findForUser(id, this.user.id))
   }
 
   // The room's own stream ("<channel name>:<room gid>"), which a subscribed channel streams from.
