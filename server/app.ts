@@ -22,6 +22,7 @@ import compression from './plugins/compression.ts'
 import pageCache from './plugins/page-cache.ts'
 import serverTiming from './plugins/server-timing.ts'
 import oidc, { type OidcTestOptions } from './plugins/oidc.ts'
+import cpuLedger from './plugins/cpu-ledger.ts'
 import routes from './routes/index.ts'
 import { postAsBot } from './routes/messages/bot-posting.ts'
 import { requestForLog } from './lib/log-redaction.ts'
@@ -73,6 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(serverTiming, { workerId: options.workerId })
   if (options.workerId !== undefined) rebalanceKeepAlive(app)
+  await app.register(cpuLedger)
   await app.register(errors)
   await app.register(compression)
   await app.register(cookie)

@@ -4,6 +4,7 @@ import type { RawData, WebSocket } from 'ws'
 import type { CableUser, Channel, ChannelClass, ChannelConnection, ChannelHub } from './channel.ts'
 import { CommandQueue, type CommandHandler, type Outcome } from './command-queue.ts'
 import { confirmation, disconnect, invalidCommand, isObject, parseCommand, parseIdentifier, rejection, type Command, type DisconnectReason, type Limits } from './protocol.ts'
+import { account, enter, tally } from '../lib/cpu-ledger.ts'
 import { TokenBucket } from '../lib/token-bucket.ts'
 
 // What a connection uses of the server (CableServer implements it). The channel registry comes
@@ -29,8 +30,20 @@ const SLOW_CONSUMER_GRACE_MS = 1000
 // 10,000 sockets, per-socket closures and their contexts add up to megabytes.
 const CONNECTIONS = new WeakMap<WebSocket, CableConnection>()
 
+// The CPU ledger's accounts (lib/cpu-ledger.ts): frames read, and each kind of command.
+const FRAMES = account('cable frames')
+const COMMANDS = {
+  subscribe: account('cable subscribe'),
+  unsubscribe: account('cable unsubscribe'),
+  message: account('cable message'),
+  revoke: account('cable revoke'),
+}
+
 function onMessage(this: WebSocket, data: RawData, isBinary: boolean): void {
+  const was = enter(FRAMES)
+  tally(FRAMES)
   CONNECTIONS.get(this)?.receive(data, isBinary)
+  enter(was)
 }
 
 function onPong(this: WebSocket): void {
@@ -188,6 +201,17 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
   }
 
   execute(command: Command | Revoke): Outcome {
+    const of = COMMANDS[command.command]
+    const was = enter(of)
+    tally(of)
+    try {
+      return this.run(command)
+    } finally {
+      enter(was)
+    }
+  }
+
+  private run(command: Command | Revoke): Outcome {
     switch (command.command) {
       case 'subscribe':
         return this.subscribe(command.identifier)

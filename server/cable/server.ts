@@ -4,12 +4,17 @@ import type { RailsSigning } from '../lib/rails/signing.ts'
 import type { Store } from '../models/store.ts'
 import type { CableUser, Channel, ChannelClass } from './channel.ts'
 import { CableConnection, type ConnectionHost } from './connection.ts'
+import { account, enter, tally } from '../lib/cpu-ledger.ts'
 import { OneOrManyMap } from './one-or-many.ts'
 import { wireTextFrame } from './wire-frame.ts'
 import { DISCONNECT_REASONS, LIMITS, messageFrame, ping, WELCOME, type DisconnectReason, type Limits } from './protocol.ts'
 
-
 const MAX_INTERNED = 100_000
+// The CPU ledger's accounts (lib/cpu-ledger.ts): broadcasts framed and queued per socket
+// (counted per socket), their writes (counted per socket written), and the heartbeat.
+const FAN_OUT = account('fan-out deliveries')
+const SOCKET_WRITES = account('fan-out socket writes')
+const HEARTBEAT = account('cable heartbeat')
 
 interface JoinNode {
   next: Map<Buffer, JoinNode>
@@ -145,17 +150,24 @@ export class CableServer implements ConnectionHost {
 
   // A broadcast (this process's, or another's through the relay) to the sockets here.
   deliverHere(stream: string, json: () => string): number {
+    const was = enter(FAN_OUT)
     const subscribers = this.streams.lookup(stream)
-    return subscribers ? deliver(subscribers, json(), new Map()) : 0
+    const sent = subscribers ? deliver(subscribers, json(), new Map()) : 0
+    tally(FAN_OUT, sent)
+    enter(was)
+    return sent
   }
 
   deliverManyHere(streams: Iterable<string>, json: () => string): number {
+    const was = enter(FAN_OUT)
     const frames = new Map<string, Buffer>()
     let sent = 0
     for (const stream of streams) {
       const subscribers = this.streams.lookup(stream)
       if (subscribers) sent += deliver(subscribers, json(), frames)
     }
+    tally(FAN_OUT, sent)
+    enter(was)
     return sent
   }
 
@@ -247,7 +259,10 @@ export class CableServer implements ConnectionHost {
 
   private flushFrom(flushing: CableConnection[], from: number): void {
     const end = Math.min(flushing.length, from + Math.max(1, this.limits.flushChunk))
+    const was = enter(SOCKET_WRITES)
+    tally(SOCKET_WRITES, end - from)
     for (let i = from; i < end; i++) flushing[i]!.flush()
+    enter(was)
     if (end < flushing.length) {
       setImmediate(() => this.flushFrom(flushing, end))
       return
@@ -266,10 +281,12 @@ export class CableServer implements ConnectionHost {
   beat(): void {
     const frame = wireTextFrame(ping(Math.floor(Date.now() / 1000)))
     const checkLiveness = ++this.beats % this.livenessBeats === 0
+    const was = enter(HEARTBEAT)
     for (const connection of this.connections) {
       if (checkLiveness && !this.stillAlive(connection)) continue
       connection.sendWire(frame)
     }
+    enter(was)
   }
 
   // On shutdown everyone is told to come back (server_restart), as Rails does, and sockets

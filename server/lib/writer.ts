@@ -1,4 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3'
+import { account, enter, tally } from './cpu-ledger.ts'
+
+// The CPU ledger's account (cpu-ledger.ts): transactions, commits and what the writes' own
+// code does not claim (a presence update claims its own).
+const WRITER = account('writer transactions')
 
 interface Job<C> {
   run: (context: C) => unknown
@@ -117,7 +122,9 @@ export class Writer<C> {
     this.scheduled = true
     setImmediate(() => {
       this.scheduled = false
+      const was = enter(WRITER)
       this.flush()
+      enter(was)
       if (this.queue.length > 0) this.schedule()
     })
   }
@@ -125,6 +132,7 @@ export class Writer<C> {
   private flush(): void {
     const batch = this.queue.splice(0, this.maxBatch)
     if (batch.length === 0) return
+    tally(WRITER)
     const results: unknown[] = []
     try {
       this.runBatch.immediate(batch, results)

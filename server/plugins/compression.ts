@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import zlib from 'node:zlib'
 import { acceptsGzip } from '../rendering/gzip.ts'
+import { COMPRESSION, enter } from '../lib/cpu-ledger.ts'
 
 const MIN_BYTES = 1024
 // A Turbo Stream answer to a post is small and read at once: compressing it costs more than it saves.
@@ -22,7 +23,10 @@ export default fp(
       if (!acceptsGzip(request.headers['accept-encoding'])) return payload
       reply.header('content-encoding', 'gzip')
       reply.removeHeader('content-length')
-      return zlib.gzipSync(payload, { level: 6 })
+      const was = enter(COMPRESSION)
+      const gzipped = zlib.gzipSync(payload, { level: 6 })
+      enter(was)
+      return gzipped
     })
   },
   { name: 'compression' },

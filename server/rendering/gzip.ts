@@ -1,4 +1,5 @@
 import zlib from 'node:zlib'
+import { COMPRESSION, enter } from '../lib/cpu-ledger.ts'
 
 // A compressed part of a page: raw deflate ending in a sync flush (byte-aligned, not final), so
 // parts compressed separately can follow one another inside one gzip member. A cached part is
@@ -17,7 +18,10 @@ const FINAL_EMPTY_BLOCK = Buffer.from([0x03, 0x00])
 const OPTIONS: zlib.ZlibOptions = { level: LEVEL, finishFlush: zlib.constants.Z_SYNC_FLUSH }
 
 export function deflatePart(identity: Buffer, level = LEVEL): Part {
-  return { deflated: zlib.deflateRawSync(identity, { ...OPTIONS, level }), crc: zlib.crc32(identity), length: identity.length }
+  const was = enter(COMPRESSION)
+  const part = { deflated: zlib.deflateRawSync(identity, { ...OPTIONS, level }), crc: zlib.crc32(identity), length: identity.length }
+  enter(was)
+  return part
 }
 
 // Off the main thread (libuv's pool), for parts that are cached.
@@ -42,7 +46,11 @@ export function deflatePiecesAsync(pieces: readonly string[], level = LEVEL): Pr
 
 // The part's own bytes again.
 export function identityOf(part: Part): Buffer {
-  return part.length === 0 ? Buffer.alloc(0) : zlib.inflateRawSync(part.deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH })
+  if (part.length === 0) return Buffer.alloc(0)
+  const was = enter(COMPRESSION)
+  const identity = zlib.inflateRawSync(part.deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH })
+  enter(was)
+  return identity
 }
 
 // One gzip member made of the parts in order: header, each part's deflate blocks, a final empty

@@ -45,6 +45,25 @@ test('a revoked member may not re-subscribe with a stream name harvested while a
   assert.equal(await again.answered(stock), 'rejected', 'nor through the stock Turbo channel')
 })
 
+test('a member removed while their socket stays open is refused on their next subscribe to that room, on the socket that had just found them a member', async (t) => {
+  const cable = shared()
+  const jz = await connect(t, cable, { cookie: await cable.cookie('jz') })
+  const room = identifiers.room('designers')
+  const messages = identifiers.roomMessages(cable.app, 'designers')
+  jz.subscribe(room)
+  assert.equal(await jz.answered(room), 'confirmed', 'jz starts out a member')
+
+  await cable.app.store.write((m) => m.db.prepare('DELETE FROM memberships WHERE room_id = ? AND user_id = ?').run(rooms.designers.id, users.jz.id))
+  t.after(() => cable.app.store.write((m) => m.memberships.grant(rooms.designers.id, users.jz.id)))
+  cable.app.cable.unsubscribeUserFromRoom(users.jz.id, rooms.designers.id)
+  await jz.until(() => jz.rejections(room).length === 1)
+
+  jz.subscribe(messages)
+  assert.equal(await jz.answered(messages), 'rejected')
+  jz.subscribe(room)
+  await jz.until(() => jz.rejections(room).length === 2)
+})
+
 test('unsigned, missing, tampered and non-room stream names are rejected', async (t) => {
   const cable = shared()
   const kevin = await connect(t, cable, { cookie: await cable.cookie('kevin') })

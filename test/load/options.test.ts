@@ -29,12 +29,12 @@ const EXPECTED: Record<string, Record<string, string | null>> = {
   'bench:users': {
     steps: '250,500,1000,2000,3000', 'step-secs': '60', 'warmup-secs': '15', 'drain-secs': '10', 'nav-secs': '10', 'post-secs': '300',
     fixture: 'tmp/bench/users', base: null, db: null, 'server-pid': null, 'server-dir': null, out: 'tmp/bench',
-    'keep-going': null, 'in-place': null, 'no-gzip': null, 'no-pin': null, tsx: null, 'cpu-prof': null, 'cpu-prof-us': '1000', 'no-loop-probe': null, 'gen-cpu-prof': null,
+    'keep-going': null, 'in-place': null, 'no-gzip': null, 'no-pin': null, tsx: null, 'cpu-prof': null, 'cpu-prof-us': '1000', 'no-loop-probe': null, 'no-cpu-ledger': null, 'gen-cpu-prof': null,
   },
   'bench:caches': {
     steps: '250,500,1000,2000,3000', 'step-secs': '60', 'warmup-secs': '15', 'drain-secs': '10', 'nav-secs': '10', 'post-secs': '300',
     fixture: 'tmp/bench/users', 'server-dir': null, 'keep-going': null, 'in-place': null, 'no-gzip': null, 'no-pin': null, tsx: null,
-    'cpu-prof': null, 'cpu-prof-us': '1000', 'no-loop-probe': null, 'gen-cpu-prof': null,
+    'cpu-prof': null, 'cpu-prof-us': '1000', 'no-loop-probe': null, 'no-cpu-ledger': null, 'gen-cpu-prof': null,
   },
   'bench:routes': {
     clients: '16', duration: '8', warmup: '2', routes: 'room_show,messages_page,sidebar,search,post_message', 'mixed-write-rate': '0',

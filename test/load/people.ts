@@ -44,6 +44,7 @@ import { fileURLToPath } from 'node:url'
 import { buildFixture, usersSpec } from './fixtures.ts'
 import { describeProfiles, generatorProfile } from './support/cpu-profile.ts'
 import { describeLoopDelay, type LoopDelay } from './support/loop-delay.ts'
+import { budgetLines, cpuBudget, type CpuBudget } from './support/cpu-budget.ts'
 import { fixturePaths, readPeople, ROOT, VOCABULARY } from './support/fixture.ts'
 import { HttpClient, isFailure, type Answer, type Failure as HttpFailure } from './support/http.ts'
 import { processMemory, round, type Memory } from './support/measure.ts'
@@ -87,6 +88,7 @@ export interface Options {
   cpuProf: boolean
   cpuProfUs: number
   loopProbe: boolean
+  cpuLedger: boolean
   genCpuProf: boolean
   out: string
 }
@@ -113,6 +115,7 @@ export const USERS_OPTIONS = {
   'cpu-prof': flag('also profile the server (node --cpu-prof, the whole run) and name its top frames and their callers'),
   'cpu-prof-us': number('US', "the profile's sampling interval in µs", 1000),
   'no-loop-probe': flag("do not preload the event-loop delay probe into the server (no loop delay per step)"),
+  'no-cpu-ledger': flag("do not turn on the server's CPU ledger (CAMPFIRE_CPU_LEDGER=1), which gives the CPU budget per navigation by part"),
   'gen-cpu-prof': flag('profile the generator itself into tmp/bench/users-generator-prof-<stamp> and name its top frames'),
   ...PROCESS_OPTIONS,
   ...PROBE_WORKERS_OPTION,
@@ -130,7 +133,7 @@ function parseOptions(argv: string[]): Options {
     steps: v.steps, stepSecs: v.stepSecs, warmupSecs: v.warmupSecs, drainSecs: v.drainSecs, navSecs: v.navSecs, postSecs: v.postSecs,
     fixture: v.fixture, base: v.base, db: v.db, serverPid: v.serverPid, serverDir: v.serverDir,
     keepGoing: v.keepGoing, inPlace: v.inPlace, gzip: !v.noGzip, pin: !v.noPin && !sharesGeneratorCore(v.serverCores), processes: processOptionsOf(v), tsx: v.tsx, out: v.out,
-    cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, loopProbe: !v.noLoopProbe, genCpuProf: v.genCpuProf,
+    cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, loopProbe: !v.noLoopProbe, cpuLedger: !v.noCpuLedger && !v.noLoopProbe, genCpuProf: v.genCpuProf,
   }
 }
 
@@ -194,6 +197,10 @@ class StepStats {
   retriesAtStart = 0
   unknownIds: { id: number; room: number | null; userId: number }[] = []
   unreadFrames = 0
+  // How long each socket took from its TCP connect to the server's answer to the upgrade, and
+  // how many failed to open (reconnects during a step included).
+  readonly socketOpenMs: number[] = []
+  socketsNotOpened = 0
   startedAt = performance.now()
   endedAt = 0
 
@@ -261,22 +268,26 @@ class Person {
     return this.rooms.find((room) => room !== except) ?? null
   }
 
-  connect(onSettled: () => void): void {
+  connect(onSettled: (openMs: number | null) => void): void {
     const { host, port } = this.run.http
     let settled = false
-    const settle = () => {
+    const started = performance.now()
+    const settle = (opened: boolean) => {
       if (!settled) {
         settled = true
-        onSettled()
+        const ms = opened ? performance.now() - started : null
+        if (ms === null) this.run.stats.socketsNotOpened++
+        else this.run.stats.socketOpenMs.push(ms)
+        onSettled(ms)
       }
     }
     this.socket = new RawWebSocket(
       { host, port, path: '/cable', protocols: ['actioncable-v1-json', 'actioncable-unsupported'], handshakeTimeoutMs: 30_000, headers: { Origin: `http://${host}:${port}`, Cookie: this.cookie } },
       {
-        onOpen: () => settle(),
+        onOpen: () => settle(true),
         onText: (payload, at) => this.receive(payload, at),
         onClose: (reason, wasOpen) => {
-          settle()
+          settle(false)
           this.closed(reason, wasOpen)
         },
       },
@@ -484,8 +495,10 @@ class Run {
   // Adds people up to `count`, at most HANDSHAKES_IN_FLIGHT handshakes at once.
   // Resolves when every new person's socket opened or failed, or after CONNECT_LIMIT_MS (the
   // rest keep connecting during the warmup); returns the seconds it took.
-  async grow(count: number): Promise<number> {
+  async grow(count: number): Promise<{ secs: number; opened: number[]; notOpened: number; pending: number }> {
     const started = performance.now()
+    const opened: number[] = []
+    let notOpened = 0
     const from = this.people.length
     const to = Math.min(count, this.cookies.length)
     if (to < count) console.warn(`bench:users: the fixture has only ${this.cookies.length} people with memberships; using ${to}`)
@@ -499,7 +512,9 @@ class Run {
           const person = new Person(next++, id, cookie, this)
           this.people.push(person)
           inFlight++
-          person.connect(() => {
+          person.connect((ms) => {
+            if (ms === null) notOpened++
+            else opened.push(ms)
             inFlight--
             if (next >= to && inFlight === 0) done()
             else pump()
@@ -509,7 +524,7 @@ class Run {
       }
       pump()
     })
-    return (performance.now() - started) / 1000
+    return { secs: (performance.now() - started) / 1000, opened: [...opened], notOpened, pending: to - from - opened.length - notOpened }
   }
 
   viewerJoined(person: Person, room: number): void {
@@ -621,6 +636,13 @@ class Run {
 export interface StepReport {
   people: number
   connect_secs?: number
+  // The step's new sockets: opened (handshake times from TCP connect to the upgrade's answer,
+  // with at most 50 handshakes in flight), failed, and still opening when the step's connect
+  // phase gave up waiting (60 s); and every socket opened during the measured step (reconnects).
+  socket_open?: { opened: number; not_opened: number; still_opening: number; open_ms: Percentiles }
+  sockets_during_step: { opened: number; not_opened: number; open_ms: Percentiles }
+  // The server's CPU per navigation by part (its CPU ledger), null without it.
+  cpu_budget: CpuBudget | null
   secs: number
   navigations: Record<NavKind | 'all', Percentiles>
   navigations_per_sec: number
@@ -709,6 +731,8 @@ function stepReport(stats: StepStats, lap: Lap, retries: number, serverPid: numb
     server_cpu_ms_per_navigation: lap.server_cpu_percent === null || all.length === 0 ? null : round((lap.server_cpu_percent / 100) * secs * 1000 / all.length, 2),
     people_per_server_core: lap.server_cpu_percent ? Math.round((stats.people * 100) / lap.server_cpu_percent) : null,
     server_loop_delay: loopDelay,
+    sockets_during_step: { opened: stats.socketOpenMs.length, not_opened: stats.socketsNotOpened, open_ms: percentiles(stats.socketOpenMs) },
+    cpu_budget: cpuBudget(loopDelay?.cpu_ledger, all.length),
     served: verdict.length === 0,
     verdict,
   }
@@ -809,7 +833,7 @@ async function main(): Promise<void> {
       storage = options.inPlace ? options.fixture : copyStorage(options.fixture)
       dbPath = join(storage, 'db', 'production.sqlite3')
       const profile = options.cpuProf ? cpuProfileFlags(profileDir, options.cpuProfUs) : []
-      server = await startServer(options.serverDir, storage, join(options.out, `users-${stamp}-server.log`), {}, options.tsx, profile, { probe: options.loopProbe, ...options.processes })
+      server = await startServer(options.serverDir, storage, join(options.out, `users-${stamp}-server.log`), options.cpuLedger ? { CAMPFIRE_CPU_LEDGER: '1' } : {}, options.tsx, profile, { probe: options.loopProbe, ...options.processes })
       baseUrl = server.baseUrl
       console.log(`bench:users: server ${server.pid} on ${baseUrl} (${describeProcesses(options.processes)}), storage ${storage}${options.cpuProf ? `, profiled every ${options.cpuProfUs} µs into ${profileDir}` : ''}`)
     }
@@ -832,8 +856,10 @@ async function main(): Promise<void> {
     for (const people of options.steps) {
       run.stats = new StepStats(people, `warmup ${people}`)
       console.log(`bench:users: ${people} people: connecting…`)
-      const connectSecs = await run.grow(people)
-      console.log(`bench:users: ${people} people: sockets opened in ${round(connectSecs, 1)} s; warming up ${options.warmupSecs} s…`)
+      const growth = await run.grow(people)
+      const connectSecs = growth.secs
+      const opens = percentiles(growth.opened)
+      console.log(`bench:users: ${people} people: ${growth.opened.length} sockets opened in ${round(connectSecs, 1)} s (open p50/p99/max ${opens.p50_ms} / ${opens.p99_ms} / ${opens.max_ms} ms, ${growth.notOpened} failed, ${growth.pending} still opening); warming up ${options.warmupSecs} s…`)
       await pause(options.warmupSecs * 1000)
       if (interrupt.signal.aborted) break
       const stats = new StepStats(run.people.length, `step ${people}`)
@@ -850,6 +876,7 @@ async function main(): Promise<void> {
       await sleep(options.drainSecs * 1000)
       const report = stepReport(stats, lap, http.retries - retriesBefore, serverPid, loopDelay)
       report.connect_secs = round(connectSecs, 1)
+      report.socket_open = { opened: growth.opened.length, not_opened: growth.notOpened, still_opening: growth.pending, open_ms: opens }
       finished.push(stats)
       reports.push(report)
       printStep(report)
@@ -911,6 +938,7 @@ async function main(): Promise<void> {
     const file = join(options.out, `users-${stamp}.json`)
     writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
     const markdown = writeUsersReport(report, options.out, `users-${stamp}`)
+    appendFileSync(markdown, ['## Server CPU budget per navigation (its CPU ledger)', '', ...reports.flatMap((r) => [`### ${r.people} people`, '', ...budgetLines(r.cpu_budget), ''])].join('\n') + '\n')
     if (profileLines.length > 0) appendFileSync(markdown, ['## Server CPU profile (the whole run)', '', '```', ...profileLines, '```', ''].join('\n'))
     console.log('\nbench:users: per step (server event-loop delay from the probe; stalls: 1 ms timer ticks more than 10 ms late)')
     console.log(`  ${'people'.padStart(6)}  ${'verdict'.padEnd(10)}  ${'nav p99 ms'.padStart(10)}  ${'server CPU'.padStart(10)}  ${'ms CPU/nav'.padStart(10)}  loop p50 / p99 / max ms   stalls > 10 ms (total ms, longest)`)
@@ -928,6 +956,15 @@ async function main(): Promise<void> {
     await cleanup()
     process.exitCode = 1
   }
+  // The report is written: whatever is still pending (sockets the server never answered, a
+  // request that outlived its step) must not keep the generator running. Output is flushed first.
+  exitSoon()
+}
+
+function exitSoon(): void {
+  const code = () => (typeof process.exitCode === 'number' ? process.exitCode : 0)
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code())))
+  setTimeout(() => process.exit(code()), 2000).unref()
 }
 
 function printStep(r: StepReport): void {
@@ -941,6 +978,10 @@ function printStep(r: StepReport): void {
   console.log(`    server CPU per navigation ${r.server_cpu_ms_per_navigation ?? '–'} ms → one core would serve about ${r.people_per_server_core ?? '–'} people`)
   console.log(`    server event-loop delay ${describeLoopDelay(r.server_loop_delay)}${r.server_loop_delay ? `, longest ${r.server_loop_delay.longest_stall_ms} ms` : ''}`)
   console.log(`    Server-Timing ${JSON.stringify(r.server_timing)}`)
+  const during = r.sockets_during_step
+  if (r.socket_open) console.log(`    sockets: step's new ${r.socket_open.opened} opened (p50/p99/max ${r.socket_open.open_ms.p50_ms ?? '–'} / ${r.socket_open.open_ms.p99_ms ?? '–'} / ${r.socket_open.open_ms.max_ms ?? '–'} ms), ${r.socket_open.not_opened} failed, ${r.socket_open.still_opening} still opening after the connect phase; during the step ${during.opened} opened (p99 ${during.open_ms.p99_ms ?? '–'} ms), ${during.not_opened} failed`)
+  console.log(`    server CPU budget per navigation (CPU ledger):`)
+  for (const line of budgetLines(r.cpu_budget)) console.log(`      ${line}`)
   console.log(`    page hit rate by kind (%) ${JSON.stringify(r.page_hit_rate_by_kind)}; shell ${JSON.stringify(r.shell_hit_rate_by_kind)}`)
 }
 

@@ -1,6 +1,10 @@
 import { connectableFor, type Connectable } from '../../models/membership/connectable.ts'
 import { workerConnectionsFor, type WorkerConnections } from '../../models/membership/worker-connections.ts'
 import type { Store } from '../../models/store.ts'
+import { account, enter, tally } from '../../lib/cpu-ledger.ts'
+
+// The CPU ledger's account (lib/cpu-ledger.ts): the updates inside the writer's transaction.
+const PRESENCE = account('presence writes')
 
 // What a presence command does to its membership (Membership::Connectable's verbs), plus
 // `reconnected`: an unsubscribe and a subscribe of the same room, folded into one update.
@@ -72,8 +76,11 @@ export class PresenceWrites {
       started.results = this.store.write((m) => {
         // Once the write runs, later touches start a write of their own.
         if (this.pending === started) this.pending = null
+        const was = enter(PRESENCE)
+        tally(PRESENCE, touches.length)
         const found = applyTouches(connectableFor(m.db), touches)
         if (this.worker !== null) keepShare(workerConnectionsFor(m.db), this.worker, touches, found)
+        enter(was)
         return found
       })
       pending = this.pending = started

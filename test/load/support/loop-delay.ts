@@ -24,6 +24,9 @@ export interface LoopDelay {
   primary?: LoopDelay
   // Workers there were but not probed (no CAMPFIRE_LOOP_PROBE_WORKERS): the figures are the primary's.
   unprobed_workers?: number
+  // The server's CPU by part over the lap (server/lib/cpu-ledger.ts, CAMPFIRE_CPU_LEDGER=1):
+  // ms of CPU and events per account; `gc` is the collector's pauses, inside the other parts.
+  cpu_ledger?: Record<string, { ms: number; count: number }>
 }
 
 // What the server's environment gains: the probe preloaded (after any NODE_OPTIONS already set)

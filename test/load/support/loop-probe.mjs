@@ -128,10 +128,12 @@ function answerBench(descriptor, lap, probesWorkers) {
       const [word, id] = command.split(' ')
       if (word !== 'lap') continue
       const own = lap()
+      // The server's CPU ledger (server/lib/cpu-ledger.ts), when CAMPFIRE_CPU_LEDGER=1 turned it on.
+      const ledger = globalThis[Symbol.for('campfire.cpu-ledger')]?.lap() ?? null
       const unprobed = probesWorkers ? 0 : Object.keys(cluster.workers ?? {}).length
       void workersLap(Number(id)).then((workers) => {
         const figures = workers.length > 0 ? { ...worst(workers, own.secs), primary: own, workers } : unprobed > 0 ? { ...own, unprobed_workers: unprobed } : own
-        channel.write(JSON.stringify({ lap: Number(id), ...figures }) + '\n')
+        channel.write(JSON.stringify({ lap: Number(id), ...figures, ...(ledger ? { cpu_ledger: ledger } : {}) }) + '\n')
       })
     }
   })
