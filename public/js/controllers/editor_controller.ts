@@ -1,11 +1,12 @@
 import { Controller } from '@hotwired/stimulus'
-import { finePointer, focusLost } from '../lib/focus.ts'
+import { finePointer, typingElsewhere } from '../lib/focus.ts'
 
 // A Lexxy editor puts its text box in the page at once but hands it to Lexical a frame later,
 // and Lexical then redraws the box from the editor's own value. Anything typed, pasted or filled
 // in before that is wiped and never reaches the form, so the box stays read-only until then.
 // `autofocus` focuses it once it is ready: "always" (the edit form, opened to be typed in), or
-// "desktop" (the composer: on a device with a fine pointer, when nothing else has focus).
+// "desktop" (the composer: on a device with a fine pointer, unless another field is being typed in;
+// a link clicked in the sidebar, which stays on the page, keeps no claim on the keyboard).
 export default class EditorController extends Controller<LexxyEditorElement> {
   static values = { autofocus: String }
   declare readonly autofocusValue: string
@@ -38,7 +39,7 @@ export default class EditorController extends Controller<LexxyEditorElement> {
   private focusIfAsked(): void {
     if (!this.autofocusValue) return
     requestAnimationFrame(() => {
-      if (this.autofocusValue === 'always' || (this.autofocusValue === 'desktop' && finePointer() && focusLost())) this.element.focus()
+      if (this.autofocusValue === 'always' || (this.autofocusValue === 'desktop' && finePointer() && !typingElsewhere())) this.element.focus()
     })
   }
 

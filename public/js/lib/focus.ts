@@ -11,6 +11,13 @@ export function focusLost(): boolean {
   return !active || active === document.body || !active.isConnected
 }
 
+// Someone is typing in another field (a search box, the New Ping input…): leave them there.
+export function typingElsewhere(): boolean {
+  const active = document.activeElement as HTMLElement | null
+  if (!active || !active.isConnected || active.closest('#composer')) return false
+  return active.isContentEditable || active.matches('input:not([type="button"], [type="submit"], [type="checkbox"], [type="radio"], [type="file"]), textarea, select')
+}
+
 // On a phone, focusing the composer raises the on-screen keyboard over the room, so only a
 // device with a fine pointer (a mouse or trackpad) gets the composer focused unasked.
 export function finePointer(): boolean {
