@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import Database from 'better-sqlite3'
 import type { Browser, Locator, Page } from 'playwright-core'
-import { chromiumAvailable, launchBrowser, openTab, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
+import { chromiumAvailable, DESKTOP, launchBrowser, openTab, PHONE, screenshot, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
 import { startCampfire, type Campfire } from './support/campfire.ts'
 
 // The room's moving parts, as David, Jason and Kevin see them at desktop width: who is typing,
@@ -199,5 +199,99 @@ describe('the room in its states', { skip: !chromiumAvailable() && 'chromium is 
     await david.page.keyboard.press('Tab')
     const outline = await david.page.evaluate("getComputedStyle(document.querySelector('#composer .composer__attachment-btn')).outlineStyle")
     assert.equal(outline, 'solid')
+  })
+
+  // Saves each state at desktop and phone widths, light and dark, to tmp/screenshots/ for review
+  // (state-<what>-<width>-<scheme>.png), with the same browser and the same people as above.
+  test('are drawn in every state at desktop and phone widths, light and dark, without an error', async () => {
+    const fresh = await david.page.evaluate(async () => {
+      const response = await fetch('/rooms/opens', { method: 'POST', body: new URLSearchParams({ 'room[name]': 'Fresh start' }) })
+      return new URL(response.url).pathname
+    })
+    assert.match(fresh, /^\/rooms\/\d+$/)
+    const quiet = `/rooms/${campfire.labels['rooms.quiet_corner']}`
+    const settle = (page: Page) => page.waitForFunction("!document.getAnimations().some((a) => String(a.effect?.pseudoElement).startsWith('::view-transition'))")
+    let fileSent = false
+    for (const [width, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const tab = await openTab(browser, campfire.baseUrl, { viewport, colorScheme })
+        await tab.context.addCookies(await david.context.cookies())
+        const { page } = tab
+        const shoot = async (what: string) => {
+          await settle(page)
+          await screenshot(page, `state-${what}-${width}-${colorScheme}`)
+        }
+        await page.goto(busy)
+        await waitUntilLive(page)
+        await page.waitForTimeout(300)
+        await shoot('mention')
+
+        for (const other of [jason, kevin]) {
+          await other.page.getByRole('textbox', { name: 'Write a message' }).click()
+          await other.page.keyboard.type('Typing for the picture')
+        }
+        await page.getByRole('status').filter({ hasText: 'are typing' }).waitFor()
+        await page.waitForTimeout(250)
+        await shoot('typing')
+        for (const other of [jason, kevin]) {
+          await other.page.keyboard.press('ControlOrMeta+a')
+          await other.page.keyboard.press('Backspace')
+        }
+        await page.getByText('are typing').waitFor({ state: 'hidden' })
+
+        const plain = page.locator('#message-area .messages > .message[data-message-id]:not(:has(.boost))').last()
+        if (width === 'desktop') {
+          await plain.locator('.message__body-content').hover()
+          await shoot('hover')
+        }
+        await plain.locator('.message__options-btn').click()
+        await plain.locator('.message__actions-menu').waitFor()
+        await shoot('menu')
+        await page.keyboard.press('Escape')
+
+        const mine = page.locator('#message-area .messages > .message.message--me[data-message-id]').last()
+        await mine.locator('.message__options-btn').click()
+        await mine.getByRole('link', { name: 'Edit' }).click()
+        await page.getByRole('textbox', { name: 'Edit message' }).waitFor()
+        await page.waitForTimeout(300)
+        await shoot('editing')
+        await page.getByRole('button', { name: 'Delete', exact: true }).click()
+        await shoot('editing-delete')
+        await page.getByRole('link', { name: 'Cancel' }).click()
+        await page.getByRole('textbox', { name: 'Edit message' }).waitFor({ state: 'detached' })
+
+        if (width === 'phone') {
+          const composer = page.getByRole('textbox', { name: 'Write a message' })
+          await composer.click()
+          await composer.pressSequentially('A long message typed on a phone, to see how many words fit on each line of the composer before it wraps.')
+          await shoot('composer-long')
+          await page.keyboard.press('ControlOrMeta+a')
+          await page.keyboard.press('Backspace')
+
+          await page.goto(quiet)
+          await waitUntilLive(page)
+          if (!fileSent) {
+            await page.locator('#composer input[type="file"]').setInputFiles({ name: 'quarterly-planning-budget-final-version-reviewed-by-everyone.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n%%EOF\n') })
+            await page.getByRole('button', { name: 'Send Message' }).click()
+            fileSent = true
+          }
+          await page.locator('#message-area .message[data-message-id]', { hasText: 'quarterly-planning' }).waitFor()
+          await page.waitForTimeout(300)
+          await shoot('file')
+        }
+
+        await page.goto(fresh)
+        await waitUntilLive(page)
+        await shoot('empty-room')
+        await page.goto('/searches')
+        await page.getByRole('searchbox', { name: 'search' }).waitFor()
+        await shoot('search-empty')
+        await page.goto('/searches?q=zebracorn')
+        await page.getByRole('searchbox', { name: 'search' }).waitFor()
+        await shoot('search-none')
+        assert.deepEqual(tab.problems, [], `${width} ${colorScheme}`)
+        await tab.context.close()
+      }
+    }
   })
 })
