@@ -265,6 +265,10 @@ describe('the room in its states', { skip: !chromiumAvailable() && 'chromium is 
           await composer.click()
           await composer.pressSequentially('A long message typed on a phone, to see how many words fit on each line of the composer before it wraps.')
           await shoot('composer-long')
+          const [text, input] = [await box(page.locator('#composer lexxy-editor')), await box(page.locator('#composer .composer__input'))]
+          assert.ok(text.width > input.width * 0.55, `the text gets ${text.width}px of the ${input.width}px composer`)
+          const options = await box(page.locator('#message-area .message__options-btn').last())
+          assert.ok(options.width >= 24 && options.height >= 24, `the ⋯ button is ${options.width}×${options.height}px to touch`)
           await page.keyboard.press('ControlOrMeta+a')
           await page.keyboard.press('Backspace')
 
@@ -278,6 +282,12 @@ describe('the room in its states', { skip: !chromiumAvailable() && 'chromium is 
           await page.locator('#message-area .message[data-message-id]', { hasText: 'quarterly-planning' }).waitFor()
           await page.waitForTimeout(300)
           await shoot('file')
+          const file = page.locator('#message-area .message', { hasText: 'quarterly-planning' }).locator('.message__attachment-link')
+          const rows = new Set(await Promise.all([file.locator('.message__attachment-icon'), file.locator('.message__attachment-filename'), file.getByRole('link', { name: /^Download/ })].map(async (part) => {
+            const { y, height } = await box(part)
+            return Math.round((y + height / 2) / 8)
+          })))
+          assert.equal(rows.size, 1, 'the file’s icon, name and download share one row')
         }
 
         await page.goto(fresh)
