@@ -28,7 +28,9 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
   }
 
   function renderMention(person: Person, sgid: string): string {
-    return `<div class="mention" sgid="${escapeHtml(sgid)}" data-user-id="${person.id}">\n  ${eta.render('/users/_avatar', { h: helpers, user: person }).trim()}\n  ${escapeHtml(person.name)}\n</div>`
+    // Inline (a span, with no white space of its own), so the mention stays inside its sentence:
+    // upstream's div.mention inside a <p> makes the HTML parser close the paragraph there.
+    return `<span class="mention" sgid="${escapeHtml(sgid)}" data-user-id="${person.id}">${eta.render('/users/_avatar', { h: helpers, user: person }).trim()}${escapeHtml(person.name)}</span>`
   }
 
   function textPresentation(message: MessageDisplay): string {

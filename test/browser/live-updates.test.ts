@@ -111,7 +111,7 @@ describe('two tabs in a real browser', { skip: !chromiumAvailable() && 'chromium
     await edited.hover()
     await edited.locator('.message__options-btn').click()
     await edited.getByRole('link', { name: 'Edit' }).click()
-    david.page.once('dialog', (dialog) => void dialog.accept())
+    await david.page.getByRole('button', { name: 'Delete', exact: true }).click()
     await david.page.getByRole('button', { name: 'Delete message' }).click()
     await messageIn(jason, 'A message without a typo').waitFor({ state: 'detached' })
     await messageIn(david, 'A message without a typo').waitFor({ state: 'detached' })

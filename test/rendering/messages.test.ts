@@ -1,5 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { parseFragment } from 'parse5'
 import { buildTestApp, signIn } from '../helper.ts'
 import { rooms, users } from '../fixtures.ts'
 import { elementContent, get, one, post, seed, send } from '../routes/messages/support.ts'
@@ -49,14 +50,50 @@ test('an all-emoji message gets message--emoji, a message with words does not', 
   assert.match(words.body, /<div id="message_emoji2" class="message"/)
 })
 
-test('a mention renders as a div.mention with the person’s avatar link and name', async (t) => {
+test('a mention renders inline, as a span.mention with the person’s avatar link and name and no white space of its own', async (t) => {
   const { app } = await buildTestApp(t)
   const sgid = app.signing.signedGlobalId('User', users.kevin.id)
   const response = await post(app, await signIn(app, 'david'), hq, `<div>hey <action-text-attachment sgid="${sgid}" content-type="application/vnd.campfire.mention"></action-text-attachment> look</div>`, 'mention1')
   const presentation = elementContent(response.body, 'presentation_message_mention1')!
-  assert.match(presentation, /<div class="mention"/)
+  assert.match(presentation, /<span class="mention"[^>]*><a [^>]*href="\/users\/\d+"[^>]*><img [^>]*><\/a>Kevin McConnell<\/span>/)
   assert.match(presentation, new RegExp(`href="/users/${users.kevin.id}"`))
-  assert.match(presentation, /Kevin McConnell/)
+  assert.doesNotMatch(presentation, /<div class="mention"/)
+})
+
+// What a browser does with the markup: parse5 is the WHATWG parsing algorithm, so a block element
+// inside the <p> would close it here as it does in the page.
+function paragraphsAround(html: string, mentionClass = 'mention'): { text: string; mentions: number }[] {
+  type Node = { nodeName: string; value?: string; attrs?: { name: string; value: string }[]; childNodes?: Node[] }
+  const textOf = (node: Node): string => (node.nodeName === '#text' ? node.value ?? '' : (node.childNodes ?? []).map(textOf).join(''))
+  const mentionsIn = (node: Node): number =>
+    (node.attrs?.some((a) => a.name === 'class' && a.value.split(' ').includes(mentionClass)) ? 1 : 0) + (node.childNodes ?? []).reduce((sum, child) => sum + mentionsIn(child), 0)
+  const found: { text: string; mentions: number }[] = []
+  const walk = (node: Node) => {
+    if (node.nodeName === 'p') found.push({ text: textOf(node).replace(/\s+/g, ' ').trim(), mentions: mentionsIn(node) })
+    for (const child of node.childNodes ?? []) walk(child)
+  }
+  walk(parseFragment(html) as unknown as Node)
+  return found
+}
+
+test('a mention inside a paragraph keeps the sentence in one paragraph once an HTML parser has read the page', async (t) => {
+  const { app } = await buildTestApp(t)
+  const cookie = await signIn(app, 'david')
+  const sgid = app.signing.signedGlobalId('User', users.kevin.id)
+  const mention = `<action-text-attachment sgid="${sgid}" content-type="application/vnd.campfire.mention"></action-text-attachment>`
+  await post(app, cookie, hq, `<p>Hi ${mention} can you check the deploy?</p><p>${mention}, ship it.</p>`, 'mention2')
+  const { id } = one<{ id: number }>(app, "SELECT id FROM messages WHERE client_message_id = 'mention2'")!
+
+  const room = (await get(app, cookie, `/rooms/${hq}/@${id}`)).body
+  const search = (await get(app, cookie, '/searches?q=deploy')).body
+  for (const [where, html] of [['the room page', room], ['the search results', search]] as const) {
+    const presentation = elementContent(html, 'presentation_message_mention2')
+    assert.ok(presentation, `the message is on ${where}`)
+    assert.deepEqual(paragraphsAround(presentation), [
+      { text: 'Hi Kevin McConnell can you check the deploy?', mentions: 1 },
+      { text: 'Kevin McConnell, ship it.', mentions: 1 },
+    ], where)
+  }
 })
 
 test('a message that is only an unfurled link shows the embed card: title, description and image', async (t) => {

@@ -355,6 +355,19 @@ test('the edit form is shown to the creator and to administrators, 403 to other 
   assert.ok(!kevin.body.includes('name="_method" value="patch"'))
 })
 
+test('the edit form keeps the author, the time and the boosts in view, and asks in the page before deleting', async (t) => {
+  const { app } = await buildTestApp(t)
+  const [message] = await seed(app, hq, users.jz.id, 1, 'kept')
+  await send(app, await signIn(app, 'kevin'), 'POST', `/messages/${message!.id}/boosts`, { 'boost[content]': '🎉' })
+  const response = await get(app, await signIn(app, 'jz'), `/rooms/${hq}/messages/${message!.id}/edit`)
+  assert.equal(response.statusCode, 200)
+  assert.match(response.body, new RegExp(`<strong>${users.jz.name}</strong>`))
+  assert.match(response.body, /<time class="message__timestamp" datetime="[^"]+"/)
+  assert.match(response.body, /class="boost[ "][^>]*>[\s\S]*🎉/)
+  assert.doesNotMatch(response.body, /data-turbo-confirm/, 'no browser confirm()')
+  assert.match(response.body, /<form id="delete_confirmation_\d+"[^>]*hidden[^>]*>[\s\S]*name="_method" value="delete"[\s\S]*Delete message/)
+})
+
 test('the edit form carries the stored body HTML-escaped in the editor value', async (t) => {
   const { app } = await buildTestApp(t)
   const cookie = await signIn(app, 'jz')

@@ -1,14 +1,23 @@
 import { Controller } from '@hotwired/stimulus'
+import { finePointer, typingElsewhere } from '../lib/focus.ts'
 
 // A Lexxy editor puts its text box in the page at once but hands it to Lexical a frame later,
 // and Lexical then redraws the box from the editor's own value. Anything typed, pasted or filled
 // in before that is wiped and never reaches the form, so the box stays read-only until then.
-export default class EditorController extends Controller<HTMLElement> {
+// `autofocus` focuses it once it is ready: "always" (the edit form, opened to be typed in), or
+// "desktop" (the composer: on a device with a fine pointer, unless another field is being typed in;
+// a link clicked in the sidebar, which stays on the page, keeps no claim on the keyboard).
+export default class EditorController extends Controller<LexxyEditorElement> {
+  static values = { autofocus: String }
+  declare readonly autofocusValue: string
+
   connect(): void {
     const box = this.box
-    if (!box || box.hasAttribute('data-lexical-editor')) return
-    box.contentEditable = 'false'
-    box.setAttribute('aria-readonly', 'true')
+    if (box?.hasAttribute('data-lexical-editor')) return this.focusIfAsked()
+    if (box) {
+      box.contentEditable = 'false'
+      box.setAttribute('aria-readonly', 'true')
+    }
     this.element.addEventListener('lexxy:initialize', this.ready)
   }
 
@@ -19,9 +28,19 @@ export default class EditorController extends Controller<HTMLElement> {
   private ready = (): void => {
     this.element.removeEventListener('lexxy:initialize', this.ready)
     const box = this.box
-    if (!box) return
-    box.contentEditable = 'true'
-    box.removeAttribute('aria-readonly')
+    if (box) {
+      box.contentEditable = 'true'
+      box.removeAttribute('aria-readonly')
+    }
+    this.focusIfAsked()
+  }
+
+  // A frame later: Lexical positions the caret in an update of its own, after initialising.
+  private focusIfAsked(): void {
+    if (!this.autofocusValue) return
+    requestAnimationFrame(() => {
+      if (this.autofocusValue === 'always' || (this.autofocusValue === 'desktop' && finePointer() && !typingElsewhere())) this.element.focus()
+    })
   }
 
   private get box(): HTMLElement | null {

@@ -6,6 +6,7 @@ import BoostDeleteController from './boost_delete_controller.ts'
 import ComposerController from './composer_controller.ts'
 import CopyToClipboardController from './copy_to_clipboard_controller.ts'
 import DropTargetController from './drop_target_controller.ts'
+import DeleteConfirmationController from './delete_confirmation_controller.ts'
 import EditorController from './editor_controller.ts'
 import ElementRemovalController from './element_removal_controller.ts'
 import FilterController from './filter_controller.ts'
@@ -45,6 +46,7 @@ export const controllers: Record<string, ControllerConstructor> = {
   'composer': ComposerController,
   'copy-to-clipboard': CopyToClipboardController,
   'drop-target': DropTargetController,
+  'delete-confirmation': DeleteConfirmationController,
   'editor': EditorController,
   'element-removal': ElementRemovalController,
   'filter': FilterController,

@@ -1,7 +1,7 @@
 import { Controller } from '@hotwired/stimulus'
 
 // A <details> menu: opens above its button when there is no room below and more room above, and
-// closes on Esc, on a click elsewhere, or when one of its actions is used. "Room" is what is
+// closes on Esc, on a click elsewhere, or when one of its actions is used (focus returns to its button). "Room" is what is
 // visible of the window and of the scrolling box the menu sits in; the larger side is given to the
 // menu as --popup-room, for a menu that scrolls rather than run off screen.
 export default class PopupController extends Controller<HTMLDetailsElement> {
@@ -37,8 +37,11 @@ export default class PopupController extends Controller<HTMLDetailsElement> {
     return { top, bottom }
   }
 
+  // Focus inside the menu would be lost as it hides; it goes back to the menu's own button.
   close(): void {
+    const hadFocus = this.element.contains(document.activeElement)
     this.element.open = false
+    if (hadFocus) this.element.querySelector<HTMLElement>('summary')?.focus({ preventScroll: true })
   }
 
   closeOnClickOutside(event: Event): void {

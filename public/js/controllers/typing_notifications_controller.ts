@@ -4,7 +4,7 @@ import { Current } from '../lib/current.ts'
 import { subscribe } from '../lib/cable.ts'
 import { REFRESH_MS, TypingTracker } from '../models/typing_tracker.ts'
 
-// Says "… is typing" under the composer, and tells the room while this person types (at most
+// Says "… is typing" just above the composer (a polite status, so screen readers hear it too), and tells the room while this person types (at most
 // once a second, with a stop when they send or leave).
 export default class TypingNotificationsController extends Controller<HTMLElement> {
   static targets = ['indicator', 'author']
@@ -61,6 +61,11 @@ export default class TypingNotificationsController extends Controller<HTMLElemen
 
   private show(names: string[]): void {
     this.indicatorTarget.classList.toggle(this.activeClass, names.length > 0)
-    this.authorTarget.textContent = names.length === 0 ? '' : `${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} typing…`
+    this.authorTarget.textContent = names.length === 0 ? '' : `${sentence(names)} ${names.length === 1 ? 'is' : 'are'} typing…`
   }
+}
+
+// "Jason", "Jason and Kevin", "Jason, JZ and Kevin".
+function sentence(names: string[]): string {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
 }

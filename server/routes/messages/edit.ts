@@ -8,7 +8,8 @@ export default async function edit(app: FastifyInstance) {
     const { message } = loadMessage(app, request)
     if (!message) return reply.sendError(404)
     if (!canAdminister(request.user!, message)) return reply.sendError(403)
-    const body = app.store.read((m) => m.messages.body(message.id)) ?? ''
-    return reply.type('text/html; charset=utf-8').send(app.renderPartial('/messages/edit', { message, body }))
+    // The author, time and boosts stay in view while editing.
+    const { shown, body } = app.store.read((m) => ({ shown: m.messageDisplay.load([message])[0]!, body: m.messages.body(message.id) ?? '' }))
+    return reply.type('text/html; charset=utf-8').send(app.renderPartial('/messages/edit', { message: shown, body }))
   })
 }
