@@ -29,7 +29,7 @@ describe('the New Ping picker in a real browser', { skip: !chromiumAvailable() &
 
     await page.locator('#user_sidebar a.direct__new').click()
     await pick(page, 'Kev', 'Kevin McConnell')
-    const chosen = await page.locator('select[data-autocomplete-target="select"] option').evaluateAll((options) => options.map((o) => [(o as HTMLOptionElement).text, (o as HTMLOptionElement).selected]))
+    const chosen = await page.locator('select[data-autocomplete-target="select"] option').evaluateAll((options) => options.map((o) => [(o as unknown as { text: string }).text, (o as unknown as { selected: boolean }).selected]))
     assert.deepEqual(chosen, [['Kevin McConnell', true]])
 
     await Promise.all([page.waitForURL(/\/rooms\/\d+$/), page.getByRole('button', { name: 'Start Ping' }).click()])
@@ -45,7 +45,7 @@ describe('the New Ping picker in a real browser', { skip: !chromiumAvailable() &
     await signIn(tab, 'david@37signals.com')
     await page.goto('/rooms/directs/new')
     await page.getByRole('heading', { name: 'New Ping', level: 1 }).waitFor()
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'rooms_direct_user_ids_input')
+    assert.equal(await page.evaluate('document.activeElement?.id'), 'rooms_direct_user_ids_input')
     await pick(page, 'jason', 'Jason Zimdars')
     await pick(page, 'kev', 'Kevin McConnell')
     await Promise.all([page.waitForURL(/\/rooms\/\d+$/), page.getByRole('button', { name: 'Start Ping' }).click()])
@@ -68,7 +68,7 @@ describe('the New Ping picker in a real browser', { skip: !chromiumAvailable() &
         await options.nth(1).waitFor()
         for (const option of await options.all()) {
           const box = (await option.boundingBox())!
-          const line = await option.locator('.autocompletable__name').evaluate((el) => parseFloat(getComputedStyle(el).lineHeight) || 20)
+          const line = await option.locator('.autocompletable__name').evaluate((el) => el.getBoundingClientRect().height || 20)
           assert.ok(box.height < line * 1.9, `${await option.textContent()} fits on one line (${box.height}px)`)
         }
         const list = (await page.locator('suggestion-select').boundingBox())!
