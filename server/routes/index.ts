@@ -14,6 +14,7 @@ import sidebars from './users/sidebars.ts'
 import avatars from './users/avatars.ts'
 import profiles from './users/profiles.ts'
 import bans from './users/bans.ts'
+import notificationHelp from './users/notification-help.ts'
 import pushSubscriptions from './users/push-subscriptions.ts'
 import pushTestNotifications from './users/push-subscriptions/test-notifications.ts'
 import sessions from './sessions.ts'
@@ -62,6 +63,7 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(profiles, { config: options.config })
   await app.register(bans)
   await app.register(pushSubscriptions)
+  await app.register(notificationHelp)
   await app.register(pushTestNotifications)
   await app.register(autocompletableUsers)
   await app.register(rooms)
