@@ -2,6 +2,7 @@ import * as Turbo from '@hotwired/turbo'
 import { Application } from '@hotwired/stimulus'
 import { configure as configureLexxy } from '@37signals/lexxy'
 import { CableStreamSourceElement } from './lib/cable_stream_source.ts'
+import { defineSuggestionElements } from './lib/suggestion_elements.ts'
 import { controllers } from './controllers/index.ts'
 
 // The Campfire client: Turbo Drive, Frames and Streams (live over Action Cable), the Lexxy
@@ -14,6 +15,7 @@ configureLexxy({
   },
 })
 
+defineSuggestionElements()
 if (!customElements.get('turbo-cable-stream-source')) customElements.define('turbo-cable-stream-source', CableStreamSourceElement)
 
 Turbo.setConfirmMethod((message: string) => Promise.resolve(window.confirm(message)))

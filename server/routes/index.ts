@@ -16,6 +16,7 @@ import profiles from './users/profiles.ts'
 import emailPreferences from './users/email-preferences.ts'
 import emailUnsubscribes from './email-unsubscribes.ts'
 import bans from './users/bans.ts'
+import notificationHelp from './users/notification-help.ts'
 import pushSubscriptions from './users/push-subscriptions.ts'
 import pushTestNotifications from './users/push-subscriptions/test-notifications.ts'
 import sessions, { signInLimitFor } from './sessions.ts'
@@ -75,6 +76,7 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(emailUnsubscribes)
   await app.register(bans)
   await app.register(pushSubscriptions)
+  await app.register(notificationHelp)
   await app.register(pushTestNotifications)
   await app.register(autocompletableUsers)
   await app.register(rooms)

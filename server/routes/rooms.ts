@@ -59,8 +59,6 @@ export default async function rooms(app: FastifyInstance) {
       room,
       origin,
       editKind: EDIT_KINDS[page.room.type] ?? 'opens',
-      // The settings page of a shared room is for those who may change it; any member may delete a Ping.
-      mayEditRoom: page.room.type === 'Rooms::Direct' || canAdminister(user, page.room),
       streamName: app.signing.signStreamName(`${globalIdParam(page.room.type, page.room.id)}:messages`),
       // The welcome's join link is in the per-request shell, so it is always the current code,
       // and only administrators get the button that replaces it.

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { transferId } from '../../server/models/user/transferable.ts'
 import { buildTestApp } from '../helper.ts'
-import { users, type UserName } from '../fixtures.ts'
+import { rooms, users, type UserName } from '../fixtures.ts'
 
 // Who may do what on every route of issue 14: each row is a route, each column someone asking,
 // and each cell the status they get (with the redirect's path where there is one). Each row gets
@@ -68,6 +68,15 @@ const MATRIX: Row[] = [
   ['DELETE /users/:id/ban',                        [401,        403,              '302 /users/:id', '—',              403,              403]],
   ['POST /users/:id/ban _method=delete',           [401,        403,              '302 /users/:id', '—',              403,              403]],
   // Issue 15's bots page acts on Bender (the only bot); the bot API itself is tested in test/routes/messages/by-bots.test.ts.
+  // Room settings (HQ is open, Water Cooler closed, both made by others than Kevin): every member sees
+  // the page, read-only unless they may change the room; only administrators and the creator change
+  // or delete it.
+  ['GET /rooms/opens/:hq/edit',                    [SIGN_IN,    200,              200,              '—',              '—',              403]],
+  ['PATCH /rooms/opens/:hq',                       [401,        403,              '302 /rooms/2',   '—',              '—',              403]],
+  ['DELETE /rooms/opens/:hq',                      [401,        403,              '302 /',          '—',              '—',              403]],
+  ['GET /rooms/closeds/:watercooler/edit',         [SIGN_IN,    200,              200,              '—',              '—',              403]],
+  ['PUT /rooms/closeds/:watercooler',              [401,        403,              '302 /rooms/3',   '—',              '—',              403]],
+  ['DELETE /rooms/closeds/:watercooler',           [401,        403,              '302 /',          '—',              '—',              403]],
   ['GET /account/bots',                            [SIGN_IN,    403,              200,              '—',              '—',              403]],
   ['GET /account/bots/new',                        [SIGN_IN,    403,              200,              '—',              '—',              403]],
   ['POST /account/bots',                           [401,        403,              '302 /account/bots', '—',           '—',              403]],
@@ -89,6 +98,8 @@ interface Target {
   avatarToken: string
   transferId: string
 }
+
+const roomPath = (path: string) => path.replace(':hq', String(rooms.hq.id)).replace(':watercooler', String(rooms.watercooler.id))
 
 // The request a row makes, for its target.
 function requestFor(route: string, target: Target): InjectOptions {
@@ -136,6 +147,15 @@ function requestFor(route: string, target: Target): InjectOptions {
     case 'PATCH /account/users/:id':
     case 'PUT /account/users/:id':
       return { ...form({ 'user[role]': 'administrator' }), url: path.replace(':id', String(target.id)) }
+    case 'GET /rooms/opens/:hq/edit':
+    case 'GET /rooms/closeds/:watercooler/edit':
+    case 'DELETE /rooms/opens/:hq':
+    case 'DELETE /rooms/closeds/:watercooler':
+      return { method, url: roomPath(path), headers: method === 'GET' ? {} : FORM }
+    case 'PATCH /rooms/opens/:hq':
+      return { ...form({ 'room[name]': 'Renamed by the matrix' }), url: roomPath(path) }
+    case 'PUT /rooms/closeds/:watercooler':
+      return { method, url: roomPath(path), headers: FORM, payload: `room%5Bname%5D=Renamed&user_ids%5B%5D=${users.kevin.id}` }
     case 'GET /account/bots':
     case 'GET /account/bots/new':
       return { method, url: path }

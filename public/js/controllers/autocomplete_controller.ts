@@ -2,20 +2,24 @@ import { Controller } from '@hotwired/stimulus'
 import { unescapeText } from '../helpers/html.ts'
 import { debounce } from '../helpers/timing.ts'
 import { Current } from '../lib/current.ts'
+import type { SuggestionSelectElement } from '../lib/suggestion_elements.ts'
 
 interface Person { name: string; value: number; avatar_url: string }
 
 // Picking people for a new Ping: type to search (debounced), choose with the arrow keys and
 // Enter or a click; each choice becomes a pill and an option of the hidden <select>, and
-// Backspace in the empty field removes the last pill.
+// Backspace in the empty field removes the last pill. The suggestions are upstream's
+// <suggestion-select> of <suggestion-option value="id"> elements.
 export default class AutocompleteController extends Controller<HTMLElement> {
-  static targets = ['select', 'input']
+  static targets = ['select', 'input', 'results']
   static values = { url: String }
   declare readonly selectTarget: HTMLSelectElement
   declare readonly inputTarget: HTMLInputElement
+  declare readonly resultsTarget: HTMLElement
+  declare readonly hasResultsTarget: boolean
   declare readonly urlValue: string
 
-  private list: HTMLUListElement | null = null
+  private list: SuggestionSelectElement | null = null
   private results: Person[] = []
   private active = 0
 
@@ -66,15 +70,19 @@ export default class AutocompleteController extends Controller<HTMLElement> {
   private render(): void {
     this.list ??= this.createList()
     this.list.replaceChildren(...this.results.map((person, index) => {
-      const option = document.createElement('li')
+      const option = document.createElement('suggestion-option')
       option.setAttribute('role', 'option')
-      option.className = 'autocomplete__option flex align-center gap'
-      option.id = `autocomplete_option_${person.value}`
+      option.setAttribute('value', String(person.value))
+      option.className = 'autocomplete__item'
+      option.id = `${this.list!.id}_${person.value}`
       const img = document.createElement('img')
       img.src = person.avatar_url
       img.alt = ''
       img.className = 'avatar'
-      option.append(img, document.createTextNode(unescapeText(person.name)))
+      const name = document.createElement('span')
+      name.className = 'autocompletable__name'
+      name.textContent = unescapeText(person.name)
+      option.append(img, name)
       option.addEventListener('mousedown', (event) => {
         event.preventDefault()
         this.choose(person)
@@ -83,23 +91,31 @@ export default class AutocompleteController extends Controller<HTMLElement> {
       return option
     }))
     this.list.hidden = this.results.length === 0
+    this.inputTarget.setAttribute('aria-expanded', String(!this.list.hidden))
     this.highlight(0)
   }
 
-  private createList(): HTMLUListElement {
-    const list = document.createElement('ul')
+  private createList(): SuggestionSelectElement {
+    const list = document.createElement('suggestion-select')
     list.className = 'autocomplete__list border shadow'
+    list.id = `${this.inputTarget.id || 'autocomplete'}_suggestions`
     list.setAttribute('role', 'listbox')
-    this.element.append(list)
-    this.inputTarget.setAttribute('role', 'combobox')
-    this.inputTarget.setAttribute('aria-expanded', 'true')
+    list.setAttribute('aria-label', 'People')
+    const container = this.hasResultsTarget ? this.resultsTarget : this.element
+    container.append(list)
+    this.inputTarget.setAttribute('aria-controls', list.id)
     return list
   }
 
   private highlight(index: number): void {
     if (!this.list || this.results.length === 0) return
     this.active = (index + this.results.length) % this.results.length
-    for (const [i, option] of [...this.list.children].entries()) option.setAttribute('aria-selected', String(i === this.active))
+    this.list.selectedIndex = this.active
+    const option = this.list.selectedOption
+    if (option) {
+      this.inputTarget.setAttribute('aria-activedescendant', option.id)
+      option.scrollIntoView({ block: 'nearest' })
+    }
   }
 
   private choose(person: Person): void {
@@ -131,5 +147,6 @@ export default class AutocompleteController extends Controller<HTMLElement> {
     this.results = []
     if (this.list) this.list.hidden = true
     this.inputTarget.setAttribute('aria-expanded', 'false')
+    this.inputTarget.removeAttribute('aria-activedescendant')
   }
 }

@@ -2,6 +2,7 @@ import { Controller } from '@hotwired/stimulus'
 import { renderStreamMessage } from '@hotwired/turbo'
 import { uuid } from '../helpers/html.ts'
 import { FileUploader, UploadFailed } from '../models/file_uploader.ts'
+import { describeStatus, refusalFrom, showComposerFrame, type Refusal } from '../models/post_refusal.ts'
 import { unfurl } from '../models/unfurler.ts'
 import type MessagesController from './messages_controller.ts'
 
@@ -120,13 +121,23 @@ export default class ComposerController extends Controller<HTMLFormElement> {
     this.reset()
     if (this.hasMessagesOutlet) await this.messagesOutlet.insertPendingMessage(clientMessageId, text)
     this.element.dispatchEvent(new CustomEvent('composer:sent', { bubbles: true }))
+    let response: Response
     try {
-      const response = await fetch(this.element.action, { method: 'POST', body, headers: { accept: TURBO_STREAM }, credentials: 'same-origin' })
-      if (!response.ok) throw new Error(`HTTP ${response.status}`)
-      if ((response.headers.get('content-type') ?? '').startsWith(TURBO_STREAM)) renderStreamMessage(await response.text())
+      response = await fetch(this.element.action, { method: 'POST', body, headers: { accept: TURBO_STREAM }, credentials: 'same-origin' })
     } catch {
-      if (this.hasMessagesOutlet) this.messagesOutlet.failPendingMessage(clientMessageId)
+      return this.refused(clientMessageId, refusalFrom(0, '', ''))
     }
+    const contentType = response.headers.get('content-type') ?? ''
+    const answer = await response.text().catch(() => '')
+    if (!response.ok) return this.refused(clientMessageId, refusalFrom(response.status, contentType, answer))
+    if (contentType.startsWith(TURBO_STREAM)) renderStreamMessage(answer)
+  }
+
+  // Whatever the answer, the person is told: the pending copy says why it was not sent, and a
+  // room that is gone replaces the composer with the server's note ("This room was deleted.").
+  private refused(clientMessageId: string, refusal: Refusal): void {
+    if (this.hasMessagesOutlet) this.messagesOutlet.failPendingMessage(clientMessageId, refusal.reason)
+    showComposerFrame(refusal.composerFrame)
   }
 
   private submitFiles(): void {
@@ -146,7 +157,8 @@ export default class ComposerController extends Controller<HTMLFormElement> {
       const uploader = new FileUploader(file, this.element.action, clientMessageId, (percent) => messages.updatePendingUpload(clientMessageId, percent))
       renderStreamMessage(await uploader.upload())
     } catch (error) {
-      messages.failPendingMessage(clientMessageId, error instanceof UploadFailed ? error.reason : null)
+      if (error instanceof UploadFailed) showComposerFrame(error.composerFrame)
+      messages.failPendingMessage(clientMessageId, error instanceof UploadFailed ? error.reason : describeStatus(0))
     }
   }
 

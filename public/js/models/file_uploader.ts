@@ -1,10 +1,12 @@
+import { describeStatus, refusalFrom } from './post_refusal.ts'
+
 const TURBO_STREAM = 'text/vnd.turbo-stream.html'
 // A refusal then comes back as {error}, whose sentence the failed message can show.
 const ACCEPT = `${TURBO_STREAM}, application/json`
 const TIMEOUT_MS = 5 * 60 * 1000
 
 export class UploadFailed extends Error {
-  constructor(readonly reason: string | null, message: string) {
+  constructor(readonly reason: string | null, message: string, readonly composerFrame: HTMLElement | null = null) {
     super(message)
   }
 }
@@ -37,22 +39,15 @@ export class FileUploader {
       request.addEventListener('load', () => {
         const type = request.getResponseHeader('content-type') ?? ''
         if (request.status >= 200 && request.status < 300 && type.startsWith(TURBO_STREAM)) resolve(request.responseText)
-        else reject(new UploadFailed(refusal(request), `HTTP ${request.status}`))
+        else {
+          const { reason, composerFrame } = refusalFrom(request.status, type, request.responseText)
+          reject(new UploadFailed(reason, `HTTP ${request.status}`, composerFrame))
+        }
       })
-      request.addEventListener('error', () => reject(new UploadFailed(null, 'network error')))
+      request.addEventListener('error', () => reject(new UploadFailed(describeStatus(0), 'network error')))
       request.addEventListener('abort', () => reject(new UploadFailed(null, 'cancelled')))
       request.addEventListener('timeout', () => reject(new UploadFailed(null, 'timed out')))
       request.send(body)
     })
-  }
-}
-
-function refusal(request: XMLHttpRequest): string | null {
-  if (!(request.getResponseHeader('content-type') ?? '').startsWith('application/json')) return null
-  try {
-    const { error } = JSON.parse(request.responseText) as { error?: unknown }
-    return typeof error === 'string' ? error : null
-  } catch {
-    return null
   }
 }

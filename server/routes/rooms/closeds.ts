@@ -19,6 +19,7 @@ export default async function closeds(app: FastifyInstance) {
       unselectedUsers: candidates.filter((c) => !isPicked(c)),
       backPath: backPath(app, request),
       error,
+      mayAdminister: !room || canAdminister(request.user!, room),
     }
     return reply.view(room ? 'rooms/closeds/edit' : 'rooms/closeds/new', data, status)
   }
@@ -41,7 +42,7 @@ export default async function closeds(app: FastifyInstance) {
     },
   })
 
-  showAndEditRoutes(app, '/rooms/closeds/:id', sharedRoom, (request, reply, room) => form(request, reply, room, room.name ?? ''), canAdminister)
+  showAndEditRoutes(app, '/rooms/closeds/:id', sharedRoom, (request, reply, room) => form(request, reply, room, room.name ?? ''))
 
   // Everyone left out of user_ids[] loses access, the editor included.
   async function update(request: FastifyRequest, reply: FastifyReply) {

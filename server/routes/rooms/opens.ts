@@ -12,7 +12,7 @@ export default async function opens(app: FastifyInstance) {
   function form(request: FastifyRequest, reply: FastifyReply, room: RoomRow | null, name: string, status = 200, error?: string) {
     const users = app.store.read((m) => m.roomMemberships.candidates(null))
     const shown = room && { ...room, type: ROOM_TYPES.open }
-    const data = { room: shown, name, users, backPath: backPath(app, request), error }
+    const data = { room: shown, name, users, backPath: backPath(app, request), error, mayAdminister: !room || canAdminister(request.user!, room) }
     return reply.view(room ? 'rooms/opens/edit' : 'rooms/opens/new', data, status)
   }
 
@@ -33,7 +33,7 @@ export default async function opens(app: FastifyInstance) {
     },
   })
 
-  showAndEditRoutes(app, '/rooms/opens/:id', sharedRoom, (request, reply, room) => form(request, reply, room, room.name ?? ''), canAdminister)
+  showAndEditRoutes(app, '/rooms/opens/:id', sharedRoom, (request, reply, room) => form(request, reply, room, room.name ?? ''))
 
   async function update(request: FastifyRequest, reply: FastifyReply) {
     const room = sharedRoom(request, reply)

@@ -73,14 +73,13 @@ export function backPath(app: FastifyInstance, request: FastifyRequest): string 
   return room ? `/rooms/${room.id}` : '/'
 }
 
-// GET <path> redirects to the room itself; GET <path>/edit shows the namespace's form, to those
-// who may change the room (`mayEdit`): like the update, anyone else gets 403.
+// GET <path> redirects to the room itself; GET <path>/edit shows the namespace's form to every
+// member, as upstream does: read-only (no inputs, no delete) to those who may not change the room.
 export function showAndEditRoutes(
   app: FastifyInstance,
   path: string,
   find: (request: FastifyRequest, reply: FastifyReply) => RoomRow | undefined,
   editForm: (request: FastifyRequest, reply: FastifyReply, room: RoomRow) => unknown,
-  mayEdit: (user: UserRow, room: RoomRow) => boolean = () => true,
 ): void {
   app.get(path, async (request, reply) => {
     const room = find(request, reply)
@@ -88,8 +87,7 @@ export function showAndEditRoutes(
   })
   app.get(`${path}/edit`, async (request, reply) => {
     const room = find(request, reply)
-    if (!room) return reply
-    return mayEdit(request.user!, room) ? editForm(request, reply, room) : reply.sendError(403)
+    return room ? editForm(request, reply, room) : reply
   })
 }
 

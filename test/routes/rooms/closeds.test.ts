@@ -143,18 +143,21 @@ test('the edit page lists the members first, switched on, then everyone else, sw
   const switches = [...response.body.matchAll(/name="user_ids\[\]" value="(\d+)" class="switch__input"( checked="checked")?/g)].map((m) => [Number(m[1]), Boolean(m[2])])
   assert.deepEqual(switches, [[david.id, true], [jason.id, true], [kevin.id, true], [bender.id, false], [jz.id, false]])
   assert.match(response.body, /href="\/rooms\/opens\/3\/edit"/)
-  assert.match(response.body, /aria-label="Delete Water Cooler"/)
+  assert.match(response.body, /Delete this room<\/span><span class="for-screen-reader"> \(Water Cooler\)/)
 })
 
-test('members who cannot administer the room get 403 for its edit page, as for its update, and no link to it', async (t) => {
+test('members who cannot administer the room see who has access, read-only, and their room page links to the settings', async (t) => {
   const { app } = await buildTestApp(t)
   const kevin = await signIn(app, 'kevin')
   const response = await get(app, kevin, `/rooms/closeds/${rooms.watercooler.id}/edit`)
-  assert.equal(response.statusCode, 403)
-  assert.doesNotMatch(response.body, /user_ids\[\]|id="room_type"|room\[name\]|Water Cooler/)
+  assert.equal(response.statusCode, 200)
+  assert.match(response.body, /<h1 class="txt-x-large overflow-wrap">Water Cooler<\/h1>/)
+  const listed = [...response.body.matchAll(/<strong class="room-access__name">([^<]+)<\/strong>/g)].map((m) => m[1])
+  assert.deepEqual(listed, ['David Heinemeier Hansson', 'Jason Fried', 'Kevin McConnell'])
+  assert.doesNotMatch(response.body, /user_ids\[\]|id="room_type"|room\[name\]|Delete this room|type="submit"/)
   const room = await get(app, kevin, `/rooms/${rooms.watercooler.id}`)
-  assert.doesNotMatch(room.body, /href="\/rooms\/closeds\/3\/edit"/)
-  assert.match((await get(app, await signIn(app, 'jason'), `/rooms/${rooms.watercooler.id}`)).body, /href="\/rooms\/closeds\/3\/edit"/)
+  assert.match(room.body, /href="\/rooms\/closeds\/3\/edit"/)
+  assert.equal((await send(app, kevin, 'DELETE', `/rooms/closeds/${rooms.watercooler.id}`)).statusCode, 403)
 })
 
 test('a filter box appears once there are more than 20 people to choose from', async (t) => {
@@ -165,5 +168,5 @@ test('a filter box appears once there are more than 20 people to choose from', a
     const insert = m.db.prepare("INSERT INTO users (name, role, status, created_at, updated_at) VALUES (?, 0, 0, '2026-03-01', '2026-03-01')")
     for (let n = 0; n < 16; n++) insert.run(`Person ${n}`)
   })
-  assert.match((await get(app, cookie, '/rooms/closeds/new')).body, /<input type="search" id="search"[^>]*placeholder="Filter&#8230;" data-action="input->filter#filter">/)
+  assert.match((await get(app, cookie, '/rooms/closeds/new')).body, /<input type="search" id="search"[^>]*placeholder="Filter&#8230;" data-filter-target="input" data-action="input->filter#filter">/)
 })

@@ -95,7 +95,7 @@ test('the edit page shows the other people in the ping and a delete button', asy
   assert.match(response.body, /<strong>Kevin McConnell<\/strong>/)
   assert.doesNotMatch(response.body, /<strong>David Heinemeier Hansson<\/strong>/)
   assert.match(response.body, /<form class="button_to" method="post" action="\/rooms\/directs\/6">\s*<input type="hidden" name="_method" value="delete"/)
-  assert.match(response.body, /aria-label="Delete Ping"/)
+  assert.match(response.body, /<span>Delete this Ping<\/span>/)
 })
 
 test('the edit page of a ping with yourself alone shows you', async (t) => {

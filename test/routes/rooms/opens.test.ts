@@ -22,7 +22,7 @@ test('GET /rooms/opens/new shows a form for a room named "New room" listing ever
   assert.match(response.body, /<input type="text" name="room\[name\]" id="room_name" value="New room"/)
   assert.match(response.body, /href="\/rooms\/closeds\/new"/, 'the Everyone switch leads to the closed-room form')
   assert.match(response.body, /Give only some access to this room/)
-  for (const user of Object.values(users)) assert.ok(response.body.includes(`<strong>${user.name}</strong>`), user.name)
+  for (const user of Object.values(users)) assert.ok(response.body.includes(`<strong class="room-access__name">${user.name}</strong>`), user.name)
   assert.ok(!response.body.includes('_method'), 'a new room is created with POST')
 })
 
@@ -151,19 +151,21 @@ test('the edit page gives administrators the name field, the save button and the
   assert.match(response.body, /<form action="\/rooms\/opens\/2" accept-charset="UTF-8" method="post">\s*<input type="hidden" name="_method" value="patch"/)
   assert.match(response.body, /name="room\[name\]" id="room_name" value="HQ"/)
   assert.match(response.body, /<span class="for-screen-reader">Save<\/span>/)
-  assert.match(response.body, /<form class="button_to" method="post" action="\/rooms\/2">\s*<input type="hidden" name="_method" value="delete"/)
-  assert.match(response.body, /aria-label="Delete HQ"/)
+  assert.match(response.body, /<form class="button_to room-settings__delete" method="post" action="\/rooms\/2">\s*<input type="hidden" name="_method" value="delete"/)
+  assert.match(response.body, /<span>Delete this room<\/span><span class="for-screen-reader"> \(HQ\)<\/span>/)
   assert.match(response.body, /href="\/rooms\/closeds\/2\/edit"/)
   assert.match(response.body, /<title>Edit settings for HQ<\/title>/)
 })
 
-test('other members get 403 for the edit page, as for the update, and their room page has no link to it', async (t) => {
+test('other members see the edit page read-only: the name as a heading, the people, nothing to submit and no delete, and their room page links to it', async (t) => {
   const { app } = await buildTestApp(t)
   const jz = await signIn(app, 'jz')
   const response = await get(app, jz, `/rooms/opens/${rooms.hq.id}/edit`)
-  assert.equal(response.statusCode, 403)
-  assert.doesNotMatch(response.body, /room\[name\]|aria-label="Delete HQ"|id="room_type"/)
-  assert.doesNotMatch((await get(app, jz, `/rooms/${rooms.hq.id}`)).body, /\/rooms\/opens\/2\/edit/)
+  assert.equal(response.statusCode, 200)
+  assert.match(response.body, /<h1 class="txt-x-large overflow-wrap">HQ<\/h1>/)
+  assert.match(response.body, /<strong class="room-access__name">Kevin McConnell<\/strong>/)
+  assert.doesNotMatch(response.body, /room\[name\]|Delete this room|id="room_type"|_method|type="submit"|action="\/rooms\/opens/)
+  assert.match((await get(app, jz, `/rooms/${rooms.hq.id}`)).body, /href="\/rooms\/opens\/2\/edit"/)
 })
 
 test('DELETE /rooms/opens/:id deletes the room for an administrator and answers 403 to other members', async (t) => {
@@ -191,5 +193,5 @@ test('room names are escaped wherever the edit page shows them', async (t) => {
   assert.equal(response.statusCode, 200)
   assert.doesNotMatch(response.body, /<b>/)
   assert.match(response.body, /value="&lt;b&gt;&quot;Loud&quot;&lt;\/b&gt;"/)
-  assert.match(response.body, /aria-label="Delete &lt;b&gt;&quot;Loud&quot;&lt;\/b&gt;"/)
+  assert.match(response.body, /<span class="for-screen-reader"> \(&lt;b&gt;&quot;Loud&quot;&lt;\/b&gt;\)<\/span>/)
 })
