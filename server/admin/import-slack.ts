@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { loadConfig, storageLocation } from '../config.ts'
 import { RailsSigning } from '../lib/rails/signing.ts'
-import { migrate, openConnection } from '../models/database.ts'
+import { migrate, openConnection, readMigrations } from '../models/database.ts'
 import { projectPath } from '../lib/paths.ts'
 import { videoAttachments } from '../plugins/video.ts'
 import { NotAnExport } from './slack/export-index.ts'
@@ -57,6 +57,10 @@ const dryRun = values['dry-run']
 const writeDb = dryRun ? null : openConnection(location.databasePath)
 if (writeDb) migrate(writeDb, projectPath('migrations'))
 const reader = openConnection(location.databasePath, { readonly: true })
+if (dryRun && (reader.pragma('user_version', { simple: true }) as number) < Math.max(...readMigrations(projectPath('migrations')).map((m) => m.version))) {
+  reader.close()
+  fail(NAME, 'the database has not been upgraded to this version yet: start the server once (or run the import without --dry-run, which upgrades it)')
+}
 try {
   await importSlack(
     {
@@ -75,7 +79,6 @@ try {
   )
 } catch (error) {
   if (error instanceof NotAnExport) fail(NAME, `${error.message}; nothing was imported`)
-  if (/no such table: slack_import_records/.test((error as Error).message)) fail(NAME, 'the database has not been upgraded for imports yet: run the import once without --dry-run, or start the server once')
   throw error
 } finally {
   source.close()
