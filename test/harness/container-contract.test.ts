@@ -92,13 +92,19 @@ function readEnvFile(path: string): Record<string, string> {
 }
 
 // The harness's seed is made by Rails and lacks our additive migrations. The run's copy has the
-// newest ones undone (005-007: two indexes and a table), so the start has to apply them again
-// before /up answers.
+// newest ones undone (005-012: two indexes and the tables of our own), so the start has to apply
+// them again before /up answers.
 const LATEST_MIGRATION = Math.max(...readMigrations(join(ROOT, 'migrations')).map((migration) => migration.version))
 const UNDONE_TO = 4
 const UNDO_MIGRATIONS = `DROP INDEX campfire_index_rooms_on_created_at_and_id;
   DROP INDEX campfire_index_users_on_status_and_created_at;
   DROP TABLE campfire_worker_connections;
+  DROP TABLE oidc_identities;
+  DROP TABLE oidc_sessions;
+  DROP TABLE oidc_settings;
+  DROP TABLE campfire_email_notifications;
+  DROP TABLE campfire_email_preferences;
+  DROP TABLE slack_import_records;
   PRAGMA user_version = ${UNDONE_TO};`
 
 // labels.json's values: ids, and the strings (emails, tokens) beside them.
