@@ -48,6 +48,9 @@ export default fp(
       reply.header('x-content-type-options', 'nosniff')
       reply.header('x-frame-options', 'SAMEORIGIN')
       reply.header('referrer-policy', 'strict-origin-when-cross-origin')
+      // Every absolute URL the app makes (redirect URIs, push and email links) starts from the Host
+      // header: one that names no valid host (a port past 65535, markup) is refused here, once.
+      if (!URL.canParse(requestOrigin(request))) return reply.sendError(400, 'That request names no valid host.')
       if (!config.disableSsl) return enforceSsl(request, reply)
     })
 

@@ -298,3 +298,16 @@ test('responses forbid MIME sniffing and framing by other sites', async (t) => {
   assert.equal(response.headers['x-content-type-options'], 'nosniff')
   assert.equal(response.headers['x-frame-options'], 'SAMEORIGIN')
 })
+
+test('a Host header that names no valid host is a 400, signed in or not, before any page is made from it', async (t) => {
+  const { app } = await buildTestApp(t)
+  const cookie = await signIn(app, 'david')
+  for (const host of ['localhost:99999', '"><script>alert(1)</script>', 'exa mple.com']) {
+    for (const [url, headers] of [['/account/edit', { cookie }], ['/session/new', {}], ['/up', {}]] as const) {
+      const response = await app.inject({ method: 'GET', url, headers: { ...headers, host } })
+      assert.equal(response.statusCode, 400, `${url} with Host ${host}`)
+      assert.doesNotMatch(response.body, /<script>alert/)
+    }
+  }
+  assert.equal((await app.inject({ method: 'GET', url: '/session/new', headers: { host: 'chat.example.com:8080' } })).statusCode, 200)
+})
