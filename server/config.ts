@@ -80,7 +80,10 @@ export interface CacheConfig {
   readonly pageInvalidation: 'relevant' | 'commit'
   readonly fragmentKeys: 'shared' | 'viewer' | 'off'
   readonly fragmentKeySource: 'version' | 'content'
+  // The page cache's budget: pageCacheBytes, or pageCacheBytesPerPerson for each active person
+  // when that is more (0 when CAMPFIRE_PAGE_CACHE_MB sets the budget outright).
   readonly pageCacheBytes: number
+  readonly pageCacheBytesPerPerson: number
   readonly fragmentCacheBytes: number
 }
 
@@ -214,7 +217,9 @@ export function readWebConcurrency(env: Env = process.env): number {
 }
 
 function readCache(env: Env): CacheConfig {
-  const pageMb = readMegabytes('CAMPFIRE_PAGE_CACHE_MB', env.CAMPFIRE_PAGE_CACHE_MB ?? env.CAMPFIRE_RESPONSE_CACHE_MB, 64)
+  const pageMbRaw = env.CAMPFIRE_PAGE_CACHE_MB ?? env.CAMPFIRE_RESPONSE_CACHE_MB
+  const pageMb = readMegabytes('CAMPFIRE_PAGE_CACHE_MB', pageMbRaw, 64)
+  const perPersonKb = pageMbRaw?.trim() ? 0 : readMegabytes('CAMPFIRE_PAGE_CACHE_KB_PER_PERSON', env.CAMPFIRE_PAGE_CACHE_KB_PER_PERSON, 64, 'kilobytes')
   const fragmentMb = readMegabytes('CAMPFIRE_FRAGMENT_CACHE_MB', env.CAMPFIRE_FRAGMENT_CACHE_MB, 32)
   const pageCache = readChoice('CAMPFIRE_PAGE_CACHE', env.CAMPFIRE_PAGE_CACHE, ['on', 'off'] as const, 'on') === 'on' && pageMb > 0
   const fragmentKeys = fragmentMb > 0 ? readChoice('CAMPFIRE_FRAGMENT_KEYS', env.CAMPFIRE_FRAGMENT_KEYS, ['shared', 'viewer', 'off'] as const, 'shared') : 'off'
@@ -225,8 +230,17 @@ function readCache(env: Env): CacheConfig {
     fragmentKeys,
     fragmentKeySource: readChoice('CAMPFIRE_FRAGMENT_KEY_SOURCE', env.CAMPFIRE_FRAGMENT_KEY_SOURCE, ['version', 'content'] as const, 'version'),
     pageCacheBytes: Math.round(pageMb * 1024 * 1024),
+    pageCacheBytesPerPerson: Math.round(perPersonKb * 1024),
     fragmentCacheBytes: Math.round(fragmentMb * 1024 * 1024),
   })
+}
+
+// Each person has their own sidebar and a shell per room they open: a budget that is right for a
+// team of fifty evicts most of them at three thousand. So the budget grows with the people there
+// are at boot, unless CAMPFIRE_PAGE_CACHE_MB sets it outright.
+export function pageCacheBudget(config: CacheConfig, activePeople: () => number): number {
+  if (config.pageCacheBytesPerPerson === 0) return config.pageCacheBytes
+  return Math.max(config.pageCacheBytes, activePeople() * config.pageCacheBytesPerPerson)
 }
 
 function readReplicaUrl(value: string | undefined): string | null {
@@ -256,11 +270,11 @@ function readChoice<T extends string>(name: string, value: string | undefined, c
   return choice
 }
 
-function readMegabytes(name: string, value: string | undefined, fallback: number): number {
+function readMegabytes(name: string, value: string | undefined, fallback: number, unit = 'megabytes (0 turns the cache off)'): number {
   if (value === undefined || value.trim() === '') return fallback
-  const mb = Number(value)
-  if (!Number.isFinite(mb) || mb < 0) throw new ConfigError(`${name} must be a number of megabytes (0 turns the cache off), got "${value}"`)
-  return mb
+  const amount = Number(value)
+  if (!Number.isFinite(amount) || amount < 0) throw new ConfigError(`${name} must be a number of ${unit}, got "${value}"`)
+  return amount
 }
 
 function readUploadLimit(value: string | undefined): number {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { createECDH } from 'node:crypto'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError, loadConfig, readLogFormat } from '../server/config.ts'
+import { ConfigError, loadConfig, pageCacheBudget, readLogFormat } from '../server/config.ts'
 import { tempStorage } from './helper.ts'
 
 function vapidPair() {
@@ -112,8 +112,23 @@ test('the caches default to shared, version-keyed fragments and a relevance-awar
     fragmentKeys: 'shared',
     fragmentKeySource: 'version',
     pageCacheBytes: 64 * 1024 * 1024,
+    pageCacheBytesPerPerson: 64 * 1024,
     fragmentCacheBytes: 32 * 1024 * 1024,
   })
+})
+
+test('the page cache grows with the people there are unless its budget is set outright', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  const automatic = loadConfig(base).cache
+  assert.equal(pageCacheBudget(automatic, () => 50), 64 * 1024 * 1024, 'a small team gets the floor')
+  assert.equal(pageCacheBudget(automatic, () => 3000), 3000 * 64 * 1024, 'three thousand people get 64 KB each')
+  const perPerson = loadConfig({ ...base, CAMPFIRE_PAGE_CACHE_KB_PER_PERSON: '128' }).cache
+  assert.equal(pageCacheBudget(perPerson, () => 3000), 3000 * 128 * 1024)
+  let counted = false
+  const fixed = loadConfig({ ...base, CAMPFIRE_PAGE_CACHE_MB: '16' }).cache
+  assert.equal(pageCacheBudget(fixed, () => ((counted = true), 3000)), 16 * 1024 * 1024, 'an explicit budget is the budget')
+  assert.equal(counted, false, 'nobody is counted for an explicit budget')
+  assert.throws(() => loadConfig({ ...base, CAMPFIRE_PAGE_CACHE_KB_PER_PERSON: 'lots' }), /CAMPFIRE_PAGE_CACHE_KB_PER_PERSON must be a number of kilobytes/)
 })
 
 test('the cache switches select the baselines, budgets are in MB and 0 turns a cache off', (t) => {

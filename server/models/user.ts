@@ -38,6 +38,7 @@ export function users(db: Connection) {
     `SELECT ${COLUMNS} FROM users WHERE email_address = ? COLLATE NOCASE AND status = 0 AND role != 2 LIMIT 1`,
   )
   const anyExists = db.prepare('SELECT 1 FROM users LIMIT 1').pluck()
+  const activePeople = db.prepare<[], number>(`SELECT COUNT(*) FROM users WHERE status = 0 AND role != ${ROLES.bot}`).pluck()
   const firstAdministrator = db.prepare<[], UserRow>(`SELECT ${COLUMNS} FROM users WHERE role = 1 AND status = 0 ORDER BY id LIMIT 1`)
   const insert = db.prepare(
     'INSERT INTO users (name, email_address, password_digest, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)',
@@ -52,6 +53,8 @@ export function users(db: Connection) {
     find: (id: number): UserRow | undefined => find.get(id),
     findActiveByEmail: (email: string): UserRow | undefined => findActiveByEmail.get(normalizeEmail(email)),
     anyExist: (): boolean => anyExists.get() !== undefined,
+    // Active people, bots left out.
+    activeCount: (): number => activePeople.get() ?? 0,
     firstAdministrator: (): UserRow | undefined => firstAdministrator.get(),
 
     create(user: NewUser): number {

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyReply } from 'fastify'
-import type { CacheConfig, Config } from '../config.ts'
+import { pageCacheBudget, type CacheConfig, type Config } from '../config.ts'
 import type { Models } from '../models/index.ts'
 import { acceptsGzip, deflatePart, gzipOf, identityOf } from '../rendering/gzip.ts'
 import { createMessageFragments, type MessageFragments } from '../rendering/message-fragments.ts'
@@ -37,7 +37,7 @@ export default fp(
   async function pageCachePlugin(app, options: { config: Config }) {
     const config = options.config.cache
     app.decorate('cacheConfig', config)
-    app.decorate('pageCache', config.pageCache ? new PageCache(config.pageCacheBytes) : null)
+    app.decorate('pageCache', config.pageCache ? new PageCache(pageCacheBudget(config, () => app.store.read((m) => m.users.activeCount()))) : null)
     app.decorate('messageFragments', createMessageFragments(app.messageRenderer, config))
     app.decorate('pageSignature', (models: Models, relevant: () => string) =>
       config.pageInvalidation === 'commit' ? models.cacheVersions.commit() : relevant(),

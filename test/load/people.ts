@@ -42,7 +42,7 @@ import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildFixture, usersSpec } from './fixtures.ts'
-import { describeProfiles, generatorProfile } from './support/cpu-profile.ts'
+import { describeProfiles, describeStalls, generatorProfile } from './support/cpu-profile.ts'
 import { describeLoopDelay, type LoopDelay } from './support/loop-delay.ts'
 import { budgetLines, cpuBudget, type CpuBudget } from './support/cpu-budget.ts'
 import { fixturePaths, readPeople, ROOT, VOCABULARY } from './support/fixture.ts'
@@ -934,6 +934,10 @@ async function main(): Promise<void> {
       profileLines.push(...described.lines)
       console.log(`\nbench:users: the server's profile (${profileDir}), the whole run (connecting, warmups and steps):`)
       for (const line of described.lines) console.log(line)
+      const stalls = describeStalls(profileDir, options.serverDir)
+      profileLines.push('', 'Inside the stalls:', ...stalls.lines)
+      console.log(`\nbench:users: what the server did inside its stalls (the whole run):`)
+      for (const line of stalls.lines) console.log(line)
     }
     const file = join(options.out, `users-${stamp}.json`)
     writeFileSync(file, JSON.stringify(report, null, 2) + '\n')

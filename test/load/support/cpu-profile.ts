@@ -192,3 +192,38 @@ export function generatorProfile(script: string, profile: string, out: string, e
     },
   }
 }
+
+// The stretches in which the profiled thread never went back to its event loop for at least
+// `minMs`: consecutive samples none of which is idle or waiting. These are the stalls a loop
+// probe sees, named by their own samples (what the server was doing while everyone waited).
+export function busyStretches(file: string, minMs: number): ProfileWindow[] {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
+  const waiting = new Set(profile.nodes.filter((node) => WAITING.test(node.callFrame.functionName)).map((node) => node.id))
+  const stretches: ProfileWindow[] = []
+  let at = profile.startTime
+  let from: number | null = null
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0
+    if (!waiting.has(id)) {
+      if (from === null) from = at
+      return
+    }
+    if (from !== null && at - from >= minMs * 1000) stretches.push({ fromUs: from, toUs: at })
+    from = null
+  })
+  return stretches
+}
+
+// What the busiest profile in `dir` (the server's main thread) did inside its busy stretches of
+// at least `minMs`: how many there were, their length, and the top frames within them.
+export function describeStalls(dir: string, root: string, minMs = 50): { stretches: number; longest_ms: number; total_ms: number; lines: string[] } {
+  const [busiest] = summarizeProfileDir(dir, root, 1)
+  if (!busiest) return { stretches: 0, longest_ms: 0, total_ms: 0, lines: [] }
+  const windows = busyStretches(busiest.file, minMs)
+  const lengths = windows.map((w) => (w.toUs - w.fromUs) / 1000)
+  const total = Math.round(lengths.reduce((a, b) => a + b, 0))
+  const longest = Math.round(Math.max(0, ...lengths))
+  const lines = [`  ${windows.length} stretches of ${minMs} ms or more without returning to the event loop (${total} ms in all, longest ${longest} ms); within them:`]
+  if (windows.length > 0) lines.push(...describeProfiles(dir, root, 20, 10, windows).lines.slice(0, 60))
+  return { stretches: windows.length, longest_ms: longest, total_ms: total, lines }
+}
