@@ -61,6 +61,8 @@ function onClose(this: WebSocket): void {
 export class CableConnection implements CommandHandler<Command | Revoke>, ChannelConnection {
   private subscriptions: Channel[] = []
   alive = true
+  // Which slice of the beat interval this socket is pinged in (CableServer.beatSlice).
+  beatSlot = 0
   private pending: Buffer | Buffer[] | null = null
   private closing = false
   private malformed = 0
