@@ -212,6 +212,26 @@ test('without a session or from a foreign Origin the handshake is still refused,
   assert.equal((await rawHandshake(cable.url, { cookie, origin: 'http://evil.example', protocols: 'chat' })).status, 403)
 })
 
+test('sockets are pinged once per beat each, spread over the beat rather than all in one burst', async (t) => {
+  const own = await startCableApp(t, { beatIntervalMs: 500 })
+  const cookie = await own.cookie('david')
+  const clients = await Promise.all(Array.from({ length: 10 }, () => connect(t, own, { cookie })))
+  const firstPing = new Map<CableClient, number>()
+  const started = performance.now()
+  while (firstPing.size < clients.length && performance.now() - started < 3000) {
+    for (const client of clients) if (!firstPing.has(client) && client.frames.some((f) => f.type === 'ping')) firstPing.set(client, performance.now())
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  }
+  assert.equal(firstPing.size, clients.length, 'every socket was pinged within a beat or so')
+  const times = [...firstPing.values()]
+  assert.ok(Math.max(...times) - Math.min(...times) >= 150, `first pings spread over ${Math.round(Math.max(...times) - Math.min(...times))} ms`)
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  for (const client of clients) {
+    const pings = client.frames.filter((f) => f.type === 'ping').length
+    assert.ok(pings >= 2 && pings <= 5, `${pings} pings in about two and a half beats`)
+  }
+})
+
 test('a peer that stops answering WebSocket pings is terminated; one that answers stays', async (t) => {
   const own = await startCableApp(t, { beatIntervalMs: 50, livenessBeats: 2 })
   const cookie = await own.cookie('david')
