@@ -109,6 +109,27 @@ describe('the room bell with push', { skip: !chromiumAvailable() && 'chromium is
     await david.context.close()
   })
 
+  test('granted, but the browser cannot subscribe (Chromium reaching no push service): nothing is posted, the bell stays and says so', async () => {
+    const tab = await openTab(browser, campfire.baseUrl)
+    const { page } = tab
+    await tab.context.grantPermissions(['notifications'], { origin: campfire.baseUrl })
+    await signIn(tab, 'kevin@37signals.com')
+    await page.goto(hqPath)
+    await page.locator('[data-notifications-target="bell"] .icon--bell-alert:not([hidden])').waitFor()
+    const posts: string[] = []
+    page.on('request', (r) => void (r.method() === 'POST' && posts.push(new URL(r.url()).pathname)))
+    await page.getByRole('button', { name: 'Notification settings for this room' }).click()
+    const status = page.locator('[data-notifications-target="status"]')
+    await page.waitForFunction(`document.querySelector('[data-notifications-target="status"]').textContent.includes('could not')`)
+    assert.equal(await status.textContent(), 'Notifications could not be turned on. Try again.')
+    assert.deepEqual(posts, [])
+    assert.equal(await bellIn(page).count(), 1)
+    assert.equal(await bellIn(page).getAttribute('aria-busy'), null)
+    assert.equal(await page.getByRole('dialog').count(), 0)
+    assert.deepEqual(tab.problems, [])
+    await tab.context.close()
+  })
+
   for (const [viewport, size] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
     for (const scheme of ['light', 'dark'] as const) {
       test(`denied on ${viewport} (${scheme}): the click opens the dialog with Chrome’s steps, and the pulse is gone after`, async () => {
