@@ -55,7 +55,7 @@ describe('the room bell with push', { skip: !chromiumAvailable() && 'chromium is
     await signIn(david, 'david@37signals.com')
     await page.goto(pingPath)
 
-    const bell = page.getByRole('button', { name: 'Notification settings for this Ping' })
+    const bell = page.getByRole('button', { name: 'Notification settings for this Ping', exact: true })
     await waitForClass(page, '[data-notifications-target="bell"]', 'btn--pulsing', true)
     await page.locator('[data-notifications-target="bell"] .icon--bell-alert:not([hidden])').waitFor()
     assert.equal(await bell.getAttribute('aria-describedby'), `notifications_hint_rooms_direct_${campfire.labels['rooms.david_and_jason']}`)
@@ -69,10 +69,12 @@ describe('the room bell with push', { skip: !chromiumAvailable() && 'chromium is
     assert.equal(await page.evaluate("localStorage.getItem('test-push-application-server-key')"), vapid.publicKey, 'subscribed with the server’s VAPID key')
 
     // The involvement frame takes the bell's place, and the status says push is on.
-    const toggle = page.getByRole('button', { name: 'Notifying about all messages' })
+    const toggle = page.getByRole('button', { name: 'Notifying about all messages', exact: true })
     await toggle.waitFor()
     assert.equal(await bellIn(page).count(), 0)
     assert.equal(await toggle.getAttribute('role'), null, 'a button, not a checkbox')
+    assert.match(await page.locator('#nav').ariaSnapshot(), /- button "Notifying about all messages"/)
+    assert.equal(await page.locator(`#${await toggle.getAttribute('aria-describedby')}`).textContent(), 'Press to turn notifications off')
     assert.equal(await page.locator('[data-notifications-target="status"]').textContent(), 'Notifications are on.')
     assert.equal(await cookie(david, FIRST_RUN), 'true')
     await screenshot(page, 'bell-enabled-desktop-light')
@@ -118,7 +120,7 @@ describe('the room bell with push', { skip: !chromiumAvailable() && 'chromium is
     await page.locator('[data-notifications-target="bell"] .icon--bell-alert:not([hidden])').waitFor()
     const posts: string[] = []
     page.on('request', (r) => void (r.method() === 'POST' && posts.push(new URL(r.url()).pathname)))
-    await page.getByRole('button', { name: 'Notification settings for this room' }).click()
+    await page.getByRole('button', { name: 'Notification settings for this room', exact: true }).click()
     const status = page.locator('[data-notifications-target="status"]')
     await page.waitForFunction(`document.querySelector('[data-notifications-target="status"]').textContent.includes('could not')`)
     assert.equal(await status.textContent(), 'Notifications could not be turned on. Try again.')
@@ -145,7 +147,7 @@ describe('the room bell with push', { skip: !chromiumAvailable() && 'chromium is
         await page.evaluate(`document.querySelector('[data-notifications-target="bell"]').getAnimations().forEach((a) => { a.pause(); a.currentTime = 450 })`)
         await screenshot(page, `bell-pulsing-${viewport}-${scheme}`)
 
-        await page.getByRole('button', { name: 'Notification settings for this room' }).click()
+        await page.getByRole('button', { name: 'Notification settings for this room', exact: true }).click()
         const dialog = page.getByRole('dialog', { name: 'Notifications aren’t allowed' })
         await dialog.waitFor()
         await dialog.getByText('Check your Chrome settings').waitFor()
