@@ -4,7 +4,7 @@
 // trust); one person posts --posts messages (100), one every --interval-ms (200), and each
 // answer's time is taken. It runs once per --modes: `none` (the same people, no subscriptions),
 // `hang` (the push service takes every request and never answers) and `accept` (it answers 201
-// at once, so every push is encrypted and sent). The server (test/load/support/push-server.ts:
+// at once, so every push is encrypted and sent). The server (test/support/push-server.ts:
 // the app as main.ts builds it, but allowed to reach that push service) runs pinned to core 0,
 // this script and the push service (test/load/support/push-endpoint.ts, a process of its own)
 // to core 1. Each answer's time is reported as the poster saw it and as the server's own
@@ -92,12 +92,12 @@ async function measure(mode: Mode, certDir: string): Promise<Run> {
   try {
     const { port: servicePort } = JSON.parse(await endpointLines.next()) as { port: number }
     seed(storage, mode === 'none' ? null : `https://127.0.0.1:${servicePort}`)
-    server = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin(SERVER_CORE)}"$0" "$@"`, process.execPath, '--import', 'tsx', 'test/load/support/push-server.ts'], {
+    server = spawn('sh', ['-c', `${RAISE_FILES}; exec ${pin(SERVER_CORE)}"$0" "$@"`, process.execPath, '--import', 'tsx', 'test/support/push-server.ts'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env, CAMPFIRE_STORAGE_PATH: storage, RAILS_ENV: 'production', LOG_LEVEL: 'warn', DISABLE_SSL: 'true', HTTP_PORT: String(port), HTTP_BIND: '127.0.0.1',
-        SECRET_KEY_BASE: 'c'.repeat(128), VAPID_PUBLIC_KEY: vapid.publicKey, VAPID_PRIVATE_KEY: vapid.privateKey, BENCH_PUSH_CA: join(certDir, 'cert.pem'),
+        SECRET_KEY_BASE: 'c'.repeat(128), VAPID_PUBLIC_KEY: vapid.publicKey, VAPID_PRIVATE_KEY: vapid.privateKey, PUSH_SERVICE_CA_FILE: join(certDir, 'cert.pem'),
       },
     })
     let output = ''

@@ -5,7 +5,7 @@ import type { Involvement } from '../../server/models/membership.ts'
 import { PUSH_TTL_SECONDS } from '../../server/lib/web-push-pool.ts'
 import { rooms, users, type UserName } from '../fixtures.ts'
 import { startPushApp, type PushApp } from '../support/push-app.ts'
-import { browserSubscription, startPushService, vapidClaims, type BrowserSubscription, type PushService } from '../support/push-service.ts'
+import { browserSubscription, decryptedPushes, startPushService, vapidClaims, type BrowserSubscription, type PushService } from '../support/push-service.ts'
 
 async function subscribe(push: PushApp, service: PushService, name: UserName): Promise<BrowserSubscription> {
   const subscription = browserSubscription(service.endpoint(`/push/${name}`))
@@ -17,11 +17,6 @@ function involve(push: PushApp, roomId: number, name: UserName, involvement: Inv
   return push.app.store.write((m) => m.db.prepare('UPDATE memberships SET involvement = ? WHERE room_id = ? AND user_id = ?').run(involvement, roomId, users[name].id))
 }
 
-function decrypted(service: PushService, subscription: BrowserSubscription) {
-  const received = service.received.filter((r) => r.path === new URL(subscription.endpoint).pathname)
-  return received.map((r) => JSON.parse(subscription.decrypt(r.body)) as { title: string; options: { body: string; icon: string; data: { path: string; badge: number } } })
-}
-
 test('a message in a shared room is pushed to an away member as upstream shapes it: the room, "Sender: text", its path and their badge', async (t) => {
   const service = await startPushService(t)
   const push = await startPushApp(t, { service })
@@ -31,7 +26,7 @@ test('a message in a shared room is pushed to an away member as upstream shapes 
   assert.equal((await push.post('david', rooms.hq.id, '<p>Ship it <strong>today</strong></p>')).status, 200)
   await push.app.webPush.settled()
 
-  assert.deepEqual(decrypted(service, jason), [
+  assert.deepEqual(decryptedPushes(service, jason), [
     { title: 'HQ', options: { body: 'David Heinemeier Hansson: Ship it today', icon: '/account/logo?size=small', data: { path: `/rooms/${rooms.hq.id}`, badge: 1 } } },
   ])
   const [received] = service.received
@@ -48,7 +43,7 @@ test('a message in a direct room is titled with the sender and its body is the t
   await push.post('david', rooms.david_and_jason.id, 'Lunch?')
   await push.app.webPush.settled()
 
-  assert.deepEqual(decrypted(service, jason), [
+  assert.deepEqual(decryptedPushes(service, jason), [
     { title: 'David Heinemeier Hansson', options: { body: 'Lunch?', icon: '/account/logo?size=small', data: { path: `/rooms/${rooms.david_and_jason.id}`, badge: 1 } } },
   ])
 })

@@ -48,7 +48,7 @@ function selfSigned(): { key: string; cert: string } {
   }
 }
 
-export async function startPushService(t: TestContext, answer: (path: string) => Answer = () => ({ status: 201 })): Promise<PushService> {
+export async function startPushService(t: { after: (fn: () => Promise<void>) => void }, answer: (path: string) => Answer = () => ({ status: 201 })): Promise<PushService> {
   const { key, cert } = selfSigned()
   const received: ReceivedPush[] = []
   const waiting: { n: number; resolve: (push: ReceivedPush) => void }[] = []
@@ -91,6 +91,18 @@ export function browserSubscription(endpoint: string): BrowserSubscription {
   ecdh.generateKeys()
   const auth = randomBytes(16)
   return { endpoint, p256dh_key: ecdh.getPublicKey().toString('base64url'), auth_key: auth.toString('base64url'), decrypt: (body) => decryptAes128gcm(body, ecdh, auth) }
+}
+
+// What Campfire's pushes carry (server/models/room/message-pusher.ts), once decrypted.
+export interface PushPayload {
+  title: string
+  options: { body: string; icon: string; data: { path: string; badge: number } }
+}
+
+// Every push this service received for the subscription, decrypted with its keys, in order.
+export function decryptedPushes(service: Pick<PushService, 'received'>, subscription: BrowserSubscription): PushPayload[] {
+  const path = new URL(subscription.endpoint).pathname
+  return service.received.filter((r) => r.path === path).map((r) => JSON.parse(subscription.decrypt(r.body)) as PushPayload)
 }
 
 // RFC 8188's header (salt, record size, the sender's public key), then RFC 8291's keys: the

@@ -27,15 +27,21 @@ export function defaultTestSeed(): TestSeed {
 
 // A real server process on a seeded temporary database (the development dataset: David, Jason,
 // JZ, Kevin, the busy "All Talk" room…), restartable on the same port.
-// `settings` adds to the server's environment (say, CAMPFIRE_MAX_UPLOAD_MB).
-export async function startCampfire(t: { after: (fn: () => Promise<void> | void) => void }, settings: Record<string, string> = {}, seed: TestSeed = defaultTestSeed()): Promise<Campfire> {
+// `settings` adds to the server's environment (say, CAMPFIRE_MAX_UPLOAD_MB); `command` runs
+// another entry point than server/main.ts (say, test/support/push-server.ts).
+export async function startCampfire(
+  t: { after: (fn: () => Promise<void> | void) => void },
+  settings: Record<string, string> = {},
+  seed: TestSeed = defaultTestSeed(),
+  command?: string[],
+): Promise<Campfire> {
   const storage = mkdtempSync(join(tmpdir(), 'campfire-browser-'))
   const env = { ...settings, CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, DISABLE_SSL: 'true', LOG_LEVEL: 'warn' }
   const seedArgs = seed === 'harness' ? ['--harness'] : []
   // The harness seed's password comes from VERIFICATION_PASSWORD; the tests sign in with PASSWORD.
   execFileSync(process.execPath, ['--import', 'tsx', 'test/load/seed.ts', ...seedArgs], { cwd: ROOT, env: { ...process.env, VERIFICATION_PASSWORD: PASSWORD, ...env }, stdio: 'ignore' })
   const labels = JSON.parse(execFileSync('cat', [join(storage, 'db', 'labels.json')]).toString()) as Record<string, string | number>
-  let server: ServerProcess = await startServer({ ...env, LOG_LEVEL: 'info' })
+  let server: ServerProcess = await startServer({ ...env, LOG_LEVEL: 'info' }, ROOT, command)
   const port = new URL(server.baseUrl).port
   const campfire: Campfire = {
     baseUrl: server.baseUrl,
@@ -44,7 +50,7 @@ export async function startCampfire(t: { after: (fn: () => Promise<void> | void)
     async restart(whileStopped) {
       await stopServer(server)
       await whileStopped?.()
-      server = await startServer({ ...env, LOG_LEVEL: 'info', HTTP_PORT: port })
+      server = await startServer({ ...env, LOG_LEVEL: 'info', HTTP_PORT: port }, ROOT, command)
     },
     async stop() {
       await stopServer(server)

@@ -14,8 +14,10 @@ test('GET /rooms/:room_id/involvement renders the bell in its frame, pointing at
   assert.equal(response.statusCode, 200)
   assert.match(response.body, /<turbo-frame id="involvement_rooms_closed_4" data-controller="turbo-frame" data-action="notifications:ready@window->turbo-frame#load" data-turbo-frame-url-param="\/rooms\/4\/involvement">/)
   assert.match(response.body, /<form class="button_to" method="post" action="\/rooms\/4\/involvement\?involvement=everything">\s*<input type="hidden" name="_method" value="put"/)
-  assert.match(response.body, /<button role="checkbox" aria-checked="true" aria-labelledby="involvement_label_rooms_closed_4" tabindex="0" class="btn mentions" type="submit">/)
+  assert.match(response.body, /<button aria-labelledby="involvement_label_rooms_closed_4" aria-describedby="involvement_next_rooms_closed_4" class="btn mentions" type="submit">/)
   assert.match(response.body, /<span class="for-screen-reader" id="involvement_label_rooms_closed_4">Notifying about @ mentions<\/span>/)
+  assert.match(response.body, /<span class="for-screen-reader" id="involvement_next_rooms_closed_4">Press to notify about all messages<\/span>/)
+  assert.doesNotMatch(response.body, /role="checkbox"|aria-checked/, 'four levels are not a checked checkbox')
   assert.doesNotMatch(response.body, /<nav id="nav">/)
 })
 

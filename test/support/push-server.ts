@@ -1,9 +1,10 @@
-// The server bench:push measures: the app as server/main.ts builds it from the environment, but
-// allowed to deliver Web Push to the benchmark's own push service on loopback, whose certificate
-// (BENCH_PUSH_CA) it trusts. On SIGTERM it prints its push counts ({"pushStats":…}) and closes.
+// The app as server/main.ts builds it from the environment, but allowed to deliver Web Push to a
+// test's own push service on loopback, whose certificate (the PEM file PUSH_SERVICE_CA_FILE) it
+// trusts. Run by bench:push and by the bell's browser test. On SIGTERM it prints its push counts
+// ({"pushStats":…}) and closes.
 import { readFileSync } from 'node:fs'
-import { buildApp } from '../../../server/app.ts'
-import { loadConfig } from '../../../server/config.ts'
+import { buildApp } from '../../server/app.ts'
+import { loadConfig } from '../../server/config.ts'
 
 const config = loadConfig()
 const app = await buildApp({
@@ -11,7 +12,7 @@ const app = await buildApp({
   webPush: {
     permitsEndpoint: (url) => url.protocol === 'https:' && url.hostname === '127.0.0.1',
     isAllowedAddress: (address) => address === '127.0.0.1',
-    ca: readFileSync(process.env.BENCH_PUSH_CA!, 'utf8'),
+    ca: readFileSync(process.env.PUSH_SERVICE_CA_FILE!, 'utf8'),
   },
 })
 process.once('SIGTERM', () => {
