@@ -13,6 +13,7 @@ import webPush, { type WebPushOptions } from './plugins/web-push.ts'
 import email, { type EmailOptions } from './plugins/email.ts'
 import database from './plugins/database.ts'
 import errors from './plugins/errors.ts'
+import diskSpace from './plugins/disk-space.ts'
 import passwords from './plugins/passwords.ts'
 import video from './plugins/video.ts'
 import security from './plugins/security.ts'
@@ -80,6 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cookie)
   await app.register(body)
   await app.register(database, { config, bootedByPrimary: options.workerId !== undefined })
+  await app.register(diskSpace, { config })
   await app.register(security, { config })
   await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost })
   await app.register(video, { config })
