@@ -11,8 +11,6 @@ export type DiskLevel = 'ok' | 'low' | 'full'
 export interface DiskSpaceOptions {
   minFreeBytes: number
   sampleMs?: number
-  // Called once each time the level comes back to ok (a checkpoint can run again).
-  onRecovered?: () => void
 }
 
 const OUT_OF_SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'SQLITE_FULL', 'SQLITE_IOERR_WRITE', 'SQLITE_IOERR_SHORT_WRITE'])
@@ -27,15 +25,15 @@ export function isOutOfSpace(error: unknown): boolean {
 export class DiskSpace {
   private free = Number.POSITIVE_INFINITY
   private current: DiskLevel = 'ok'
-  private readonly timer: NodeJS.Timeout | null
+  private readonly timer: NodeJS.Timeout
 
   constructor(
     private readonly path: string,
     private readonly options: DiskSpaceOptions,
   ) {
     this.sample()
-    this.timer = options.minFreeBytes > 0 || options.onRecovered ? setInterval(() => this.sample(), options.sampleMs ?? 1000) : null
-    this.timer?.unref()
+    this.timer = setInterval(() => this.sample(), options.sampleMs ?? 1000)
+    this.timer.unref()
   }
 
   get level(): DiskLevel {
@@ -60,7 +58,6 @@ export class DiskSpace {
   }
 
   sample(): void {
-    const before = this.current
     try {
       const stats = statfsSync(this.path)
       this.free = stats.bavail * stats.bsize
@@ -70,11 +67,10 @@ export class DiskSpace {
     }
     const min = this.options.minFreeBytes
     this.current = this.free < min / 4 ? 'full' : this.free < min ? 'low' : 'ok'
-    if (before !== 'ok' && this.current === 'ok') this.options.onRecovered?.()
   }
 
   close(): void {
-    if (this.timer) clearInterval(this.timer)
+    clearInterval(this.timer)
   }
 }
 
