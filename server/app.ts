@@ -7,6 +7,7 @@ import body, { FORM_BODY_LIMIT } from './plugins/body.ts'
 import cable, { type CableOptions } from './plugins/cable.ts'
 import redis from './plugins/redis.ts'
 import bannedContent from './plugins/banned-content.ts'
+import unattachedFiles from './plugins/unattached-files.ts'
 import messageListeners from './plugins/message-listeners.ts'
 import webhooks, { type WebhookOptions } from './plugins/webhooks.ts'
 import webPush, { type WebPushOptions } from './plugins/web-push.ts'
@@ -97,6 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(webPush, { ...options.webPush, config })
   await app.register(email, { ...options.email, config, workerId: options.workerId })
   await app.register(bannedContent, { config })
+  await app.register(unattachedFiles, { config, scanAtBoot: options.workerId === undefined || options.workerId === 1 })
   await app.register(routes, { config, signInLimit: options.signInLimit })
   return app
 }
