@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { CookieJar, formPost, request, startServer, stopServer } from './support/server-process.ts'
 import { smallFilesystem } from './support/small-filesystem.ts'
+import { openCable } from './cluster/cluster-helper.ts'
 import { SECRET_KEY_BASE } from './helper.ts'
 
 const TURBO = 'text/vnd.turbo-stream.html, text/html, application/xhtml+xml'
@@ -59,6 +60,18 @@ test('a full filesystem is answered 507 with one warning, and writes come back b
     }
   }
   const posters = Array.from({ length: POSTERS }, (_, n) => poster(n))
+  // Browser tabs coming and going: each subscription writes presence, which fails while full.
+  let tabs = 0
+  const presence = JSON.stringify({ channel: 'PresenceChannel', room_id: roomId })
+  const tabLoop = (async () => {
+    while (!stop) {
+      const cable = await openCable(t, server.baseUrl, jar.header())
+      cable.subscribe(presence)
+      await sleep(100)
+      cable.socket.close()
+      tabs++
+    }
+  })()
   await sleep(1500)
 
   // Full: the filesystem (or the file-size limit) leaves no room, and anything the server
@@ -85,7 +98,7 @@ test('a full filesystem is answered 507 with one warning, and writes come back b
   await sleep(3000)
   const walAfter = statSafe(`${databasePath}-wal`)
   stop = true
-  await Promise.all(posters)
+  await Promise.all([...posters, tabLoop])
   const truncated = /WAL checkpoint succeeded again and truncated the WAL/.test(server.output().slice(logBefore))
   // Warnings and errors (request lines, at info, are one per request whatever happens).
   const logWhileFull = server.output().slice(logBefore).split('\n').filter((line) => /"level":(40|50|60)/.test(line))
@@ -94,7 +107,7 @@ test('a full filesystem is answered 507 with one warning, and writes come back b
   const whileFull = answers.filter((a) => a.phase === 'full')
   const refused = whileFull.filter((a) => a.status === 507).length
   const lastRefusal = Math.max(...answers.filter((a) => a.status === 507).map((a) => a.at))
-  t.diagnostic(`while full: ${refused} × 507 of ${whileFull.length} posts; warnings and errors logged from filling to the end: ${logWhileFull.length}; first post accepted ${Math.round(recoveryMs)} ms after space returned; refusals stopped ${Math.round(lastRefusal - freedAt)} ms after it; acknowledged ${acknowledged.length}; WAL ${walWhileFull} bytes while full, ${walAfter} bytes 3 s after`)
+  t.diagnostic(`while full: ${refused} × 507 of ${whileFull.length} posts; warnings and errors logged from filling to the end: ${logWhileFull.length}; first post accepted ${Math.round(recoveryMs)} ms after space returned; refusals stopped ${Math.round(lastRefusal - freedAt)} ms after it; acknowledged ${acknowledged.length}; ${tabs} tabs opened; WAL ${walWhileFull} bytes while full, ${walAfter} bytes 3 s after`)
   for (const line of logWhileFull) t.diagnostic(line.slice(0, 300))
 
   assert.deepEqual(unexpected, [], 'every refusal is a 507 Turbo Stream that says the disk is full')

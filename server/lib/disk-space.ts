@@ -93,3 +93,18 @@ export class Throttled {
     return held
   }
 }
+
+const warnings = new Throttled()
+
+// Logs a write the storage refused for lack of space: one warning a minute in this process,
+// with how many were refused since, whatever refused them (a request, a socket's presence).
+export function warnOutOfSpace(log: { warn(details: object, message: string): void }, details: object): void {
+  const held = warnings.next()
+  if (held !== null) log.warn({ ...details, refusedSinceLastWarning: held }, 'out of disk space: refusing writes')
+}
+
+// Logs an error at error level, or, when it is the disk being full, as warnOutOfSpace does.
+export function logWriteFailure(log: { error(details: object, message: string): void; warn(details: object, message: string): void }, err: unknown, details: object, message: string): void {
+  if (isOutOfSpace(err)) warnOutOfSpace(log, { ...details, cause: (err as { code: string }).code })
+  else log.error({ err, ...details }, message)
+}

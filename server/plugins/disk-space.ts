@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
-import { DiskSpace, Throttled } from '../lib/disk-space.ts'
+import { DiskSpace, warnOutOfSpace } from '../lib/disk-space.ts'
 import { TURBO_STREAM_TYPE, turboStream } from '../rendering/turbo-streams.ts'
 import { errorPage } from './errors.ts'
 
@@ -36,7 +36,6 @@ function wantsJson(request: FastifyRequest): boolean {
 // fails for lack of space anyway gets the same answer from the error handler.
 export default fp(
   async function diskSpace(app, options: { config: Config; sampleMs?: number }) {
-    const warnings = new Throttled()
     const monitor = new DiskSpace(options.config.storagePath, { minFreeBytes: options.config.minFreeBytes, sampleMs: options.sampleMs })
     let refused = 0
 
@@ -44,8 +43,7 @@ export default fp(
       monitor,
       refuse(request, reply, cause) {
         refused++
-        const held = warnings.next()
-        if (held !== null) request.log.warn({ cause, freeBytes: monitor.freeBytes, refusedSinceLastWarning: held, refused }, 'out of disk space: refusing writes with 507')
+        warnOutOfSpace(request.log, { cause, freeBytes: monitor.freeBytes, refused, answer: 507 })
         reply.code(507).header('retry-after', String(RETRY_AFTER_SECONDS))
         if (wantsJson(request)) return reply.type('application/json; charset=utf-8').send({ error: OUT_OF_SPACE_MESSAGE, status: 507 })
         if (String(request.headers.accept ?? '').includes('text/vnd.turbo-stream.html'))
