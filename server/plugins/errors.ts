@@ -35,7 +35,7 @@ export function errorPage(status: number, message: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status} · Campfire</title>
-<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#333}main{text-align:center;max-width:32rem;padding:1rem}h1{font-size:3rem;margin:0}a{color:inherit}</style></head>
+<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#333}main{text-align:center;max-width:32rem;padding:1rem}h1{font-size:3rem;margin:0}a{color:inherit}@media (prefers-color-scheme:dark){body{color:#ddd;background:#161412}}</style></head>
 <body><main><h1>${status}</h1><p>${escapeHtml(message)}</p><p><a href="/">Back to Campfire</a></p></main></body>
 </html>
 `

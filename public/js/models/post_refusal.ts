@@ -38,7 +38,8 @@ export function refusalFrom(status: number, contentType: string, text: string): 
     // A refusal as a Turbo Stream (a full disk): its template says why.
     const parsed = new DOMParser().parseFromString(text, 'text/html')
     const said = parsed.querySelector('turbo-stream template')?.innerHTML
-    if (said) reason = new DOMParser().parseFromString(said, 'text/html').body.textContent?.trim().replace(/\.$/, '') ?? null
+    const sentence = said ? new DOMParser().parseFromString(said, 'text/html').body.textContent?.trim().replace(/\.$/, '') : ''
+    if (sentence) reason = sentence.charAt(0).toLowerCase() + sentence.slice(1)
   } else if (contentType.startsWith('application/json')) {
     try {
       const { error } = JSON.parse(text) as { error?: unknown }
