@@ -4,7 +4,8 @@ import { execFile } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { buildTestApp, inject, signIn } from '../helper.ts'
+import { buildTestApp, capturedLog, inject, signIn } from '../helper.ts'
+import { buildApp } from '../../server/app.ts'
 import { rooms } from '../fixtures.ts'
 import { listFiles } from '../../server/lib/files.ts'
 import { multipart } from '../support/multipart.ts'
@@ -28,6 +29,33 @@ test('deleting a room purges its attachments, variants and previews from disk in
   await app.unattachedFiles.settled()
   assert.deepEqual(listFiles(config.filesPath).filter((path) => !path.startsWith(join(config.filesPath, 'tmp'))), [])
   assert.equal(blobCount(), 0)
+})
+
+test('a purge cut short by a restart is resumed at boot, which reports the orphans in one line', async (t) => {
+  const { app, config } = await buildTestApp(t)
+  const david = await signIn(app, 'david')
+  const { payload, headers } = multipart([{ name: 'message[attachment]', filename: 'gray.png', type: 'image/png', data: grayPng(900, 700) }], { accept: 'text/vnd.turbo-stream.html' })
+  assert.equal((await inject(app, david, { method: 'POST', url: `/rooms/${rooms.designers.id}/messages`, payload, headers })).statusCode, 200)
+  // The room goes as the route deletes it, but the process stops before any purge runs.
+  app.store.writeNow((m) => m.roomDestruction.destroyRoom(rooms.designers.id))
+  const stray = join(config.filesPath, 'st', 'ra', 'strayfilekey0002')
+  mkdirSync(join(stray, '..'), { recursive: true })
+  writeFileSync(stray, 'stray')
+  await app.close()
+  assert.ok(listFiles(config.filesPath).length >= 3)
+
+  const log = capturedLog()
+  const again = await buildApp({ config, logger: { level: 'info', stream: log.stream }, passwordCost: 4 })
+  t.after(() => again.close())
+  await again.ready()
+  await again.unattachedFiles.settled()
+  assert.deepEqual(listFiles(config.filesPath), [stray], 'the deleted room’s files are gone; the stray file waits for the doctor')
+  const deadline = Date.now() + 5000
+  while (!log.lines.some((line) => line.msg?.startsWith('orphaned files found at boot')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  const report = log.lines.filter((line) => line.msg?.startsWith('orphaned files found at boot'))
+  assert.equal(report.length, 1)
+  assert.equal(report[0]!.strayFiles, 1)
+  assert.equal(report[0]!.unattachedBlobs, 1, 'the image (its variant goes with it)')
 })
 
 test('npm run doctor lists orphaned blobs and stray files, and --fix removes them', async (t) => {
