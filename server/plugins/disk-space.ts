@@ -56,7 +56,9 @@ export default fp(
     app.addHook('onRequest', async (request, reply) => {
       if (SAFE_METHODS.has(request.method)) return
       if (monitor.refusesWrites()) return guard.refuse(request, reply, 'below a quarter of CAMPFIRE_MIN_FREE_MB')
-      if (isUpload(request) && monitor.refusesUploads(Number(request.headers['content-length']) || 0)) return guard.refuse(request, reply, 'an upload below CAMPFIRE_MIN_FREE_MB')
+      // A body over the upload limit gets its 413 from the parser, whatever the disk has.
+      const incoming = Math.min(Number(request.headers['content-length']) || 0, options.config.maxUploadBytes)
+      if (isUpload(request) && monitor.refusesUploads(incoming)) return guard.refuse(request, reply, 'an upload below CAMPFIRE_MIN_FREE_MB')
     })
     app.addHook('onClose', async () => monitor.close())
   },
