@@ -7,12 +7,14 @@ import body, { FORM_BODY_LIMIT } from './plugins/body.ts'
 import cable, { type CableOptions } from './plugins/cable.ts'
 import redis from './plugins/redis.ts'
 import bannedContent from './plugins/banned-content.ts'
+import unattachedFiles from './plugins/unattached-files.ts'
 import messageListeners from './plugins/message-listeners.ts'
 import webhooks, { type WebhookOptions } from './plugins/webhooks.ts'
 import webPush, { type WebPushOptions } from './plugins/web-push.ts'
 import email, { type EmailOptions } from './plugins/email.ts'
 import database from './plugins/database.ts'
 import errors from './plugins/errors.ts'
+import diskSpace from './plugins/disk-space.ts'
 import passwords from './plugins/passwords.ts'
 import video from './plugins/video.ts'
 import security from './plugins/security.ts'
@@ -80,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cookie)
   await app.register(body)
   await app.register(database, { config, bootedByPrimary: options.workerId !== undefined })
+  await app.register(diskSpace, { config })
   await app.register(security, { config })
   await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost })
   await app.register(video, { config })
@@ -95,6 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(webPush, { ...options.webPush, config })
   await app.register(email, { ...options.email, config, workerId: options.workerId })
   await app.register(bannedContent, { config })
+  await app.register(unattachedFiles, { config, scanAtBoot: options.workerId === undefined || options.workerId === 1 })
   await app.register(routes, { config, signInLimit: options.signInLimit })
   return app
 }

@@ -21,6 +21,9 @@ export interface Config {
   readonly filesPath: string
   // The largest attachment a message may carry (CAMPFIRE_MAX_UPLOAD_MB, default 100).
   readonly maxUploadBytes: number
+  // The free space kept in reserve on the storage folder's filesystem (CAMPFIRE_MIN_FREE_MB,
+  // default 256): uploads are refused below it, every write below a quarter of it (0: never).
+  readonly minFreeBytes: number
   readonly disableSsl: boolean
   // The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (TRUSTED_PROXIES).
   readonly trustedProxies: readonly string[]
@@ -131,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePath,
     filesPath,
     maxUploadBytes: readUploadLimit(env.CAMPFIRE_MAX_UPLOAD_MB),
+    minFreeBytes: readMinFree(env.CAMPFIRE_MIN_FREE_MB),
     disableSsl: isTrue(env.DISABLE_SSL),
     trustedProxies: readTrustedProxies(env.TRUSTED_PROXIES),
     version: env.APP_VERSION || env.GIT_REVISION || packageVersion(),
@@ -281,6 +285,13 @@ function readUploadLimit(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return 100 * 1024 * 1024
   const mb = Number(value)
   if (!Number.isFinite(mb) || mb <= 0) throw new ConfigError(`CAMPFIRE_MAX_UPLOAD_MB must be a positive number of megabytes, got "${value}"`)
+  return Math.round(mb * 1024 * 1024)
+}
+
+function readMinFree(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return 256 * 1024 * 1024
+  const mb = Number(value)
+  if (!Number.isFinite(mb) || mb < 0) throw new ConfigError(`CAMPFIRE_MIN_FREE_MB must be a number of megabytes, 0 or more, got "${value}"`)
   return Math.round(mb * 1024 * 1024)
 }
 

@@ -18,7 +18,7 @@ export function tempStorage(t: { after: (fn: () => void) => void }): string {
 }
 
 export function testConfig(storage: string, env: Record<string, string> = {}): Config {
-  return loadConfig({ CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, DISABLE_SSL: 'true', LOG_LEVEL: 'silent', JOB_CONCURRENCY: '1', ...env })
+  return loadConfig({ CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, DISABLE_SSL: 'true', LOG_LEVEL: 'silent', JOB_CONCURRENCY: '1', CAMPFIRE_MIN_FREE_MB: '0', ...env })
 }
 
 export interface TestApp {

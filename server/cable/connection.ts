@@ -6,6 +6,7 @@ import { CommandQueue, type CommandHandler, type Outcome } from './command-queue
 import { confirmation, disconnect, invalidCommand, isObject, parseCommand, parseIdentifier, rejection, type Command, type DisconnectReason, type Limits } from './protocol.ts'
 import { account, enter, tally } from '../lib/cpu-ledger.ts'
 import { TokenBucket } from '../lib/token-bucket.ts'
+import { logWriteFailure } from '../lib/disk-space.ts'
 
 // What a connection uses of the server (CableServer implements it). The channel registry comes
 // from here rather than being imported, so this file never reaches up to the channels.
@@ -245,7 +246,7 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
       () => channel.subscribed(),
       () => this.answer(channel),
       (err) => {
-        this.log.error({ err, identifier }, 'cable: subscribing failed')
+        logWriteFailure(this.log, err, { identifier }, 'cable: subscribing failed')
         this.drop(channel)
         this.send(rejection(identifier))
       },
@@ -328,7 +329,7 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
   }
 
   commandFailed(err: unknown, command: Command | Revoke | null): void {
-    this.log.error({ err, command }, 'cable: command failed')
+    logWriteFailure(this.log, err, { command }, 'cable: command failed')
   }
 
   private subscription(identifier: string): Channel | undefined {

@@ -34,7 +34,7 @@ export async function superviseWorkers(config: Config): Promise<void> {
   const store = openStore(config, log)
   // With Litestream, it checkpoints instead (it must copy the WAL before a checkpoint resets it).
   const litestream = config.litestreamReplicaUrl ? startLitestreamOrExit(config.databasePath, config.litestreamReplicaUrl, log) : null
-  const checkpointer = litestream ? null : startCheckpointer(config.databasePath, log)
+  const checkpointer = litestream ? null : startCheckpointer(config.databasePath, log, 1000, config.minFreeBytes)
 
   let stopping = false
   const supervisor = new Supervisor(config, store, log, (reason) => void stop(reason, 1))

@@ -62,7 +62,25 @@ export function blobs(db: Connection) {
     return [...(key === undefined ? [] : [key]), ...variantKeys, ...previewKeys]
   }
 
+  // Original blobs nothing is attached to (a deleted room's files): variants and preview images
+  // are attached to their variant record or video, so they are never listed here themselves.
+  const unattached = db.prepare<[number], number>(
+    'SELECT id FROM active_storage_blobs b WHERE NOT EXISTS (SELECT 1 FROM active_storage_attachments a WHERE a.blob_id = b.id) ORDER BY id LIMIT ?',
+  ).pluck()
+  const countUnattached = db.prepare<[], number>(
+    'SELECT count(*) FROM active_storage_blobs b WHERE NOT EXISTS (SELECT 1 FROM active_storage_attachments a WHERE a.blob_id = b.id)',
+  ).pluck()
+  const keyExists = db.prepare<[string], number>('SELECT 1 FROM active_storage_blobs WHERE key = ?').pluck()
+
   return {
+    // Deletes up to limit unattached blobs with their variants and previews, and returns their
+    // files' keys (to delete after the commit) and whether any are left.
+    purgeUnattached(limit: number): { keys: string[]; purged: number; done: boolean } {
+      const ids = unattached.all(limit)
+      return { keys: ids.flatMap((id) => purgeBlob(id)), purged: ids.length, done: ids.length < limit }
+    },
+    countUnattached: (): number => countUnattached.get() ?? 0,
+    keyExists: (key: string): boolean => keyExists.get(key) !== undefined,
     // Detaches a record's files and deletes the blobs nothing else points at, with their
     // variants and preview images; the keys of all their files are returned so the caller can
     // delete the files once the transaction has committed. With a name, only that attachment

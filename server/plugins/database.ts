@@ -4,7 +4,8 @@ import { projectPath, workerUrl } from '../lib/paths.ts'
 import type { Config } from '../config.ts'
 import { workerConnectionsFor } from '../models/membership/worker-connections.ts'
 import { Store } from '../models/store.ts'
-import type { CheckpointTask } from '../workers/checkpointer.ts'
+import { Throttled } from '../lib/disk-space.ts'
+import type { CheckpointResult, CheckpointTask } from '../workers/checkpointer.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -46,8 +47,10 @@ export interface Checkpointer {
   close(): Promise<void>
 }
 
-// Keeps the WAL bounded from its own thread, one per database file in use.
-export function startCheckpointer(path: string, log: BootLog, intervalMs = 1000): Checkpointer {
+// Keeps the WAL bounded from its own thread, one per database file in use. While the disk is
+// below its reserve (minFreeBytes) every checkpoint truncates the WAL; a failed checkpoint (a
+// full disk) is warned about once a minute, and the next one truncates.
+export function startCheckpointer(path: string, log: BootLog, intervalMs = 1000, minFreeBytes = 0): Checkpointer {
   const checkpointer = new Piscina({
     filename: workerUrl('checkpointer'),
     minThreads: 1,
@@ -55,12 +58,19 @@ export function startCheckpointer(path: string, log: BootLog, intervalMs = 1000)
     idleTimeout: Number.POSITIVE_INFINITY,
   })
   let running = false
+  const failures = new Throttled()
   const timer = setInterval(() => {
     if (running) return
     running = true
     checkpointer
-      .run({ path, truncateAboveBytes: TRUNCATE_ABOVE_BYTES } satisfies CheckpointTask)
-      .catch((error: Error) => log.warn({ error: error.message }, 'WAL checkpoint failed'))
+      .run({ path, truncateAboveBytes: TRUNCATE_ABOVE_BYTES, truncateBelowFreeBytes: minFreeBytes } satisfies CheckpointTask)
+      .then((result: CheckpointResult) => {
+        if (result.recovered) log.info({ walBytes: result.walBytes }, 'WAL checkpoint succeeded again and truncated the WAL')
+      })
+      .catch((error: Error) => {
+        const held = failures.next()
+        if (held !== null) log.warn({ error: error.message, failuresSinceLastWarning: held }, 'WAL checkpoint failed')
+      })
       .finally(() => (running = false))
   }, intervalMs)
   timer.unref()
@@ -81,7 +91,7 @@ export default fp(
     const store = openStore(options.config, app.log, boot)
     app.decorate('store', store)
     // Litestream checkpoints when it runs (it must copy the WAL before a checkpoint resets it).
-    const checkpointer = boot && !options.config.litestreamReplicaUrl ? startCheckpointer(options.config.databasePath, app.log, options.checkpointIntervalMs) : null
+    const checkpointer = boot && !options.config.litestreamReplicaUrl ? startCheckpointer(options.config.databasePath, app.log, options.checkpointIntervalMs, options.config.minFreeBytes) : null
 
     app.addHook('onClose', async () => {
       store.writer.drain()

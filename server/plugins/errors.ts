@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { isOutOfSpace } from '../lib/disk-space.ts'
 
 const MESSAGES: Record<number, string> = {
   400: 'The request could not be understood.',
@@ -14,6 +15,7 @@ const MESSAGES: Record<number, string> = {
   429: 'Too many requests. Try again in a few minutes.',
   500: 'Something went wrong on our side.',
   503: 'The server is busy. Try again shortly.',
+  507: 'The server is out of disk space. Try again in a few minutes.',
 }
 
 export function statusMessage(status: number): string {
@@ -33,7 +35,7 @@ export function errorPage(status: number, message: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status} · Campfire</title>
-<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#333}main{text-align:center;max-width:32rem;padding:1rem}h1{font-size:3rem;margin:0}a{color:inherit}</style></head>
+<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#333}main{text-align:center;max-width:32rem;padding:1rem}h1{font-size:3rem;margin:0}a{color:inherit}@media (prefers-color-scheme:dark){body{color:#ddd;background:#161412}}</style></head>
 <body><main><h1>${status}</h1><p>${escapeHtml(message)}</p><p><a href="/">Back to Campfire</a></p></main></body>
 </html>
 `
@@ -60,6 +62,11 @@ export default fp(
     })
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
+      // The storage refused a write for lack of space (plugins/disk-space.ts answers it).
+      if (isOutOfSpace(error) && request.server.hasDecorator('diskSpace')) {
+        request.server.diskSpace.monitor.sawOutOfSpace()
+        return request.server.diskSpace.refuse(request, reply, String(error.code))
+      }
       const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
       if (status >= 500) request.log.error({ err: error, method: request.method, url: request.url }, 'request failed')
       else request.log.info({ code: error.code, method: request.method, url: request.url, status }, error.message)

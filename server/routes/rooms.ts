@@ -82,8 +82,9 @@ export default async function rooms(app: FastifyInstance) {
     if (!room) return reply.sendError(404)
     if (!canAdminister(request.user!, room)) return reply.sendError(403)
     const members = app.store.read((m) => m.memberships.userIdsIn(room.id))
-    await app.store.write((m) => m.roomDestruction.destroyRoom(room.id))
+    const destroyed = await app.store.write((m) => m.roomDestruction.destroyRoom(room.id))
     broadcasts.roomRemoved(room, members)
+    if (destroyed && destroyed.orphanedBlobIds.length > 0) void app.unattachedFiles.purge()
     return reply.redirect('/', 302)
   }
   resourceRoutes(app, '/rooms/:id', { DELETE: destroy })

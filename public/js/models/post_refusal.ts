@@ -18,6 +18,7 @@ const REASONS: Record<number, string> = {
   415: 'the message could not be read',
   422: 'the message was refused',
   429: 'too many messages at once; try again in a moment',
+  507: 'the server is out of disk space; try again in a few minutes',
 }
 
 export function describeStatus(status: number): string {
@@ -33,6 +34,12 @@ export function refusalFrom(status: number, contentType: string, text: string): 
     composerFrame = parsed.querySelector<HTMLElement>('turbo-frame#composer-frame')
     const said = composerFrame?.textContent?.trim()
     if (said) reason = said.replace(/\.$/, '').toLowerCase()
+  } else if (contentType.startsWith('text/vnd.turbo-stream.html')) {
+    // A refusal as a Turbo Stream (a full disk): its template says why.
+    const parsed = new DOMParser().parseFromString(text, 'text/html')
+    const said = parsed.querySelector('turbo-stream template')?.innerHTML
+    const sentence = said ? new DOMParser().parseFromString(said, 'text/html').body.textContent?.trim().replace(/\.$/, '') : ''
+    if (sentence) reason = sentence.charAt(0).toLowerCase() + sentence.slice(1)
   } else if (contentType.startsWith('application/json')) {
     try {
       const { error } = JSON.parse(text) as { error?: unknown }

@@ -1,3 +1,4 @@
+import { logWriteFailure } from '../../lib/disk-space.ts'
 import type { Outcome } from '../command-queue.ts'
 import { presenceWrites, type PresenceVerb } from './presence-writes.ts'
 import { readRoomsStream } from './read-rooms.ts'
@@ -39,7 +40,7 @@ export class PresenceChannel extends RoomChannel {
   }
 
   private queue(verb: PresenceVerb): void {
-    this.write(verb).catch((err: unknown) => this.connection.log.error({ err, identifier: this.identifier, verb }, 'cable: presence write failed'))
+    this.write(verb).catch((err: unknown) => logWriteFailure(this.connection.log, err, { identifier: this.identifier, verb }, 'cable: presence write failed'))
   }
 
   private write(verb: PresenceVerb): Promise<boolean> {

@@ -14,6 +14,8 @@ export interface Campfire {
   // Stops the server, runs `whileStopped` (say, a write straight into its database), starts it again.
   restart(whileStopped?: () => void | Promise<void>): Promise<void>
   stop(): Promise<void>
+  // The server process's id (for a fault set on it, such as a file-size limit).
+  pid(): number
 }
 
 export type TestSeed = 'development' | 'harness'
@@ -55,6 +57,7 @@ export async function startCampfire(
     async stop() {
       await stopServer(server)
     },
+    pid: () => server.child.pid!,
   }
   t.after(async () => {
     await stopServer(server)

@@ -1,0 +1,66 @@
+import fp from 'fastify-plugin'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Config } from '../config.ts'
+import { DiskSpace, warnOutOfSpace } from '../lib/disk-space.ts'
+import { TURBO_STREAM_TYPE, turboStream } from '../rendering/turbo-streams.ts'
+import { errorPage } from './errors.ts'
+
+export const OUT_OF_SPACE_MESSAGE = 'The server is out of disk space, so nothing was saved. Try again in a few minutes.'
+const RETRY_AFTER_SECONDS = 60
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+export interface DiskSpaceGuard {
+  readonly monitor: DiskSpace
+  // Answers 507 in the form the client reads (a page, the composer's Turbo Stream, the bot
+  // API's JSON), and warns once a minute however many writes are refused.
+  refuse(request: FastifyRequest, reply: FastifyReply, cause: string): FastifyReply
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    diskSpace: DiskSpaceGuard
+  }
+}
+
+function isUpload(request: FastifyRequest): boolean {
+  return String(request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/')
+}
+
+function wantsJson(request: FastifyRequest): boolean {
+  const accept = String(request.headers.accept ?? '')
+  return (accept.includes('application/json') && !accept.includes('text/html')) || (request.routeOptions.url ?? '').includes(':bot_key')
+}
+
+// A full disk is refused before it breaks anything: writes are turned away with 507 while the
+// storage folder's filesystem is below its reserve (server/lib/disk-space.ts), and a write that
+// fails for lack of space anyway gets the same answer from the error handler.
+export default fp(
+  async function diskSpace(app, options: { config: Config; sampleMs?: number }) {
+    const monitor = new DiskSpace(options.config.storagePath, { minFreeBytes: options.config.minFreeBytes, sampleMs: options.sampleMs })
+    let refused = 0
+
+    const guard: DiskSpaceGuard = {
+      monitor,
+      refuse(request, reply, cause) {
+        refused++
+        warnOutOfSpace(request.log, { cause, freeBytes: monitor.freeBytes, refused, answer: 507 })
+        reply.code(507).header('retry-after', String(RETRY_AFTER_SECONDS))
+        if (wantsJson(request)) return reply.type('application/json; charset=utf-8').send({ error: OUT_OF_SPACE_MESSAGE, status: 507 })
+        if (String(request.headers.accept ?? '').includes('text/vnd.turbo-stream.html'))
+          return reply.type(TURBO_STREAM_TYPE).send(turboStream('append', 'composer-refusals', `<p class="refusal">${OUT_OF_SPACE_MESSAGE}</p>`))
+        return reply.type('text/html; charset=utf-8').send(errorPage(507, OUT_OF_SPACE_MESSAGE))
+      },
+    }
+    app.decorate('diskSpace', guard)
+
+    app.addHook('onRequest', async (request, reply) => {
+      if (SAFE_METHODS.has(request.method)) return
+      if (monitor.refusesWrites()) return guard.refuse(request, reply, 'below a quarter of CAMPFIRE_MIN_FREE_MB')
+      // A body over the upload limit gets its 413 from the parser, whatever the disk has.
+      const incoming = Math.min(Number(request.headers['content-length']) || 0, options.config.maxUploadBytes)
+      if (isUpload(request) && monitor.refusesUploads(incoming)) return guard.refuse(request, reply, 'an upload below CAMPFIRE_MIN_FREE_MB')
+    })
+    app.addHook('onClose', async () => monitor.close())
+  },
+  { name: 'disk-space', dependencies: ['errors'] },
+)
