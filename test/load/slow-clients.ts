@@ -1,0 +1,182 @@
+// /up and a room page under slow clients: `npm run bench:slow-clients`. One server (started as
+// `npm start` runs it, pinned to core 0; this script on core 1), three phases side by side:
+// `none` (nothing else connected), `crowd` (--idle keep-alive connections that were answered
+// once and sit idle, plus --slowloris clients sending their headers a byte a second, each
+// replaced as soon as the server closes it), and `none` again. In each phase, --rate requests a
+// second (half /up, half David's HQ room page, each on a keep-alive connection, latency from
+// when it was due) for --seconds. It checks every slowloris connection was answered 408 and
+// closed by the headers timeout, and every idle one was still held at the end. Both processes'
+// open-file limits are raised with `ulimit -n` (to 65536, or the hard limit when that is lower;
+// the report says what each got). Saves tmp/bench/slow-clients-<stamp>.json.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Store } from '../../server/models/store.ts'
+import { loadFixtures, rooms } from '../fixtures.ts'
+import { ROOT } from './support/fixture.ts'
+import { signIn } from './support/hq-posts.ts'
+import { isFailure } from './support/http.ts'
+import { processMemory, round } from './support/measure.ts'
+import { flag, number, path, readOptions } from './support/options.ts'
+import { RawHttpClient } from './support/raw-http.ts'
+import { makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer, type Lap } from './support/server.ts'
+import { IdleCrowd, Slowloris, type SlowlorisReport } from './support/slow-crowd.ts'
+import { percentiles, type Percentiles } from './support/stats.ts'
+
+const SCRIPT = fileURLToPath(import.meta.url)
+
+const o = readOptions({
+  name: 'bench:slow-clients',
+  summary: 'p99 of /up and a room page with idle keep-alive connections and slowloris clients, against none, in one run.\nSaves tmp/bench/slow-clients-<stamp>.json.',
+  options: {
+    idle: number('N', 'idle keep-alive connections in the crowd phase', 10_000, { integer: true, min: 0 }),
+    slowloris: number('N', 'clients sending their headers a byte a second in the crowd phase', 200, { integer: true, min: 0 }),
+    rate: number('N', 'measured requests a second, half /up and half the room page', 100, { min: 1 }),
+    seconds: number('S', 'measured seconds per phase', 20, { min: 1 }),
+    'headers-timeout': number('S', "the server's HTTP_HEADERS_TIMEOUT, which the slowloris clients must be closed by", 10, { integer: true, min: 1 }),
+    'keep-alive-timeout': number('S', "the server's HTTP_KEEP_ALIVE_TIMEOUT, long enough to hold the idle crowd through its phase (the default 20 would close them mid-phase)", 120, { integer: true, min: 1 }),
+    out: path('DIR', 'where the report goes', 'tmp/bench'),
+    'no-pin': flag('do not pin the server and this script to their cores'),
+    tsx: flag('run the server from its TypeScript sources under tsx instead of the build'),
+  },
+})
+
+interface Phase {
+  phase: string
+  up: Percentiles
+  room: Percentiles
+  failures: number
+  failure_examples: string[]
+  idle_held_at_start: number
+  idle_held_at_end: number
+  slowloris_open_at_end: number
+  server_rss_mb: number | null
+  meters: Lap
+}
+
+function openFilesLimit(pid: number | 'self'): number | null {
+  try {
+    const line = readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith('Max open files'))
+    return line ? Number(line.split(/\s{2,}/)[1]) : null
+  } catch {
+    return null
+  }
+}
+
+async function measure(base: string, cookie: string, phase: string, crowd: { idle: IdleCrowd | null; slowloris: Slowloris | null }, meters: ReturnType<typeof makeMeters>, serverPid: number): Promise<Phase> {
+  const client = new RawHttpClient(base, 64)
+  const times = { up: [] as number[], room: [] as number[] }
+  const failures: string[] = []
+  const heldAtStart = crowd.idle?.held ?? 0
+  const specs = {
+    up: { path: '/up', headers: {} },
+    room: { path: `/rooms/${rooms.hq.id}`, headers: { cookie, 'accept-encoding': 'gzip', accept: 'text/html' } },
+  }
+  const interval = 1000 / o.rate
+  const started = performance.now()
+  const inFlight: Promise<void>[] = []
+  meters.lap()
+  for (let i = 0; performance.now() - started < o.seconds * 1000; i++) {
+    const due = started + i * interval
+    await sleep(Math.max(0, due - performance.now()))
+    const route = i % 2 === 0 ? 'up' : 'room'
+    inFlight.push(client.request({ ...specs[route], timeoutMs: 30_000 }).then((answer) => {
+      const ms = performance.now() - due
+      if (isFailure(answer)) failures.push(`${route}: ${answer.error}`)
+      else if (answer.status !== 200) failures.push(`${route}: status ${answer.status}`)
+      else times[route].push(ms)
+    }))
+  }
+  await Promise.all(inFlight)
+  const lap = meters.lap()
+  client.close()
+  return {
+    phase, up: percentiles(times.up), room: percentiles(times.room), failures: failures.length, failure_examples: failures.slice(0, 5),
+    idle_held_at_start: heldAtStart, idle_held_at_end: crowd.idle?.held ?? 0, slowloris_open_at_end: crowd.slowloris?.open ?? 0,
+    server_rss_mb: processMemory(serverPid)?.rss_mb ?? null, meters: lap,
+  }
+}
+
+function seed(storage: string): void {
+  const store = new Store({ path: join(storage, 'db', 'production.sqlite3'), migrationsDir: join(ROOT, 'migrations') })
+  try {
+    store.writeNow((m) => loadFixtures(m.db))
+  } finally {
+    store.close()
+  }
+}
+
+async function main(): Promise<void> {
+  if (reexecPinned(SCRIPT, ROOT, 'CAMPFIRE_BENCH_SLOW_CLIENTS_PINNED', !o.noPin)) return
+  const storage = mkdtempSync(join(tmpdir(), 'campfire-bench-slow-clients-'))
+  mkdirSync(o.out, { recursive: true })
+  const stamp = stampNow()
+  seed(storage)
+  const env = { SECRET_KEY_BASE: 'c'.repeat(128), HTTP_HEADERS_TIMEOUT: String(o.headersTimeout), HTTP_KEEP_ALIVE_TIMEOUT: String(o.keepAliveTimeout), WEB_CONCURRENCY: '1' }
+  const server = await startServer(ROOT, storage, join(o.out, `slow-clients-${stamp}.log`), env, o.tsx)
+  const limits = { server_open_files: openFilesLimit(server.pid), generator_open_files: openFilesLimit('self') }
+  const needed = o.idle + o.slowloris + 200
+  for (const [who, limit] of Object.entries(limits)) {
+    if (limit !== null && limit < needed) console.warn(`bench:slow-clients: ${who} is capped at ${limit} open files, fewer than the ${needed} the crowd needs: the machine's hard limit (ulimit -Hn) caps it`)
+  }
+  const url = new URL(server.baseUrl)
+  const host = url.hostname
+  const port = Number(url.port)
+  const phases: Phase[] = []
+  let slowReport: SlowlorisReport | null = null
+  let idleOpening = { ms: 0, opened: 0, failed: 0, closed_by_server: 0 }
+  try {
+    const cookie = await signIn(server.baseUrl)
+    const meters = makeMeters(server.pids)
+    await measure(server.baseUrl, cookie, 'warm-up', { idle: null, slowloris: null }, meters, server.pid)
+    phases.push(await measure(server.baseUrl, cookie, 'none', { idle: null, slowloris: null }, meters, server.pid))
+
+    const slowloris = new Slowloris(host, port, o.slowloris)
+    slowloris.start()
+    const idle = new IdleCrowd(host, port)
+    const opening = performance.now()
+    await idle.open(o.idle)
+    idleOpening = { ms: Math.round(performance.now() - opening), opened: idle.opened, failed: idle.failed, closed_by_server: 0 }
+    console.log(`bench:slow-clients: ${idle.held} idle connections open in ${idleOpening.ms} ms (${idle.failed} failed), ${slowloris.open} slowloris clients`)
+    await sleep(2000)
+    phases.push(await measure(server.baseUrl, cookie, 'crowd', { idle, slowloris }, meters, server.pid))
+    slowReport = slowloris.report(o.headersTimeout * 1000)
+    idleOpening.closed_by_server = idle.closedByServer
+    slowloris.stop()
+    idle.close()
+    await sleep(2000)
+    phases.push(await measure(server.baseUrl, cookie, 'none again', { idle: null, slowloris: null }, meters, server.pid))
+  } finally {
+    await stopServer(server)
+    rmSync(storage, { recursive: true, force: true })
+  }
+  report(phases, slowReport!, idleOpening, limits, stamp)
+}
+
+function report(phases: Phase[], slow: SlowlorisReport, idle: { ms: number; opened: number; failed: number; closed_by_server: number }, limits: Record<string, number | null>, stamp: string): void {
+  const cell = (v: number | null, width = 7) => String(v ?? '–').padStart(width)
+  console.log(`\nbench:slow-clients — ${o.rate} requests/s for ${o.seconds} s per phase; crowd: ${o.idle} idle keep-alive + ${o.slowloris} slowloris; times in ms from when each request was due`)
+  console.log(`open-file limits: server ${limits.server_open_files}, generator ${limits.generator_open_files}`)
+  console.log('phase          /up p50     p99     max | room p50     p99     max | fails | idle held start→end | server RSS MB | server CPU % | other CPU %')
+  for (const p of phases) {
+    console.log(`${p.phase.padEnd(12)} ${cell(p.up.p50_ms, 8)} ${cell(p.up.p99_ms)} ${cell(p.up.max_ms)} | ${cell(p.room.p50_ms, 8)} ${cell(p.room.p99_ms)} ${cell(p.room.max_ms)} | ${cell(p.failures, 5)} | ${cell(p.idle_held_at_start, 9)} → ${cell(p.idle_held_at_end, 6)} | ${cell(p.server_rss_mb, 13)} | ${cell(p.meters.server_cpu_percent, 12)} | ${cell(p.meters.other_processes_cpu_percent, 10)}`)
+  }
+  const [none, crowd, again] = phases as [Phase, Phase, Phase]
+  const ratio = (a: number | null, b: number | null) => (a !== null && b !== null && b > 0 ? round(a / b) : null)
+  const ratios = {
+    up_p99_crowd_over_none: ratio(crowd.up.p99_ms, none.up.p99_ms), up_p99_crowd_over_none_again: ratio(crowd.up.p99_ms, again.up.p99_ms),
+    room_p99_crowd_over_none: ratio(crowd.room.p99_ms, none.room.p99_ms), room_p99_crowd_over_none_again: ratio(crowd.room.p99_ms, again.room.p99_ms),
+  }
+  console.log(`p99 crowd ÷ none: /up ${ratios.up_p99_crowd_over_none}× (÷ none again ${ratios.up_p99_crowd_over_none_again}×), room ${ratios.room_p99_crowd_over_none}× (÷ none again ${ratios.room_p99_crowd_over_none_again}×)`)
+  const slowOk = slow.closed > 0 && slow.answered_408 === slow.closed && slow.closed_in_time === slow.closed
+  console.log(`slowloris: ${slow.closed} connections closed by the server during the crowd phase, ${slow.answered_408} answered 408, ${slow.closed_without_answer} closed without an answer, ${slow.answered_otherwise} answered otherwise; held p50 ${slow.held.p50_ms} ms, max ${slow.held.max_ms} ms (headers timeout ${o.headersTimeout} s): ${slowOk ? 'ok' : 'NOT ok'}`)
+  const idleOk = idle.failed === 0 && crowd.idle_held_at_end === o.idle
+  console.log(`idle: ${idle.opened} opened in ${idle.ms} ms, ${idle.failed} failed, ${idle.closed_by_server} closed by the server during the phase: ${idleOk ? 'ok' : 'NOT ok'}`)
+  const file = join(o.out, `slow-clients-${stamp}.json`)
+  writeFileSync(file, JSON.stringify({ idle_clients: o.idle, slowloris_clients: o.slowloris, rate: o.rate, seconds: o.seconds, headers_timeout_s: o.headersTimeout, keep_alive_timeout_s: o.keepAliveTimeout, pinned: process.env.CAMPFIRE_BENCH_SLOW_CLIENTS_PINNED === '1', limits, idle_crowd: idle, slowloris: slow, slowloris_ok: slowOk, idle_ok: idleOk, ratios, phases }, null, 2) + '\n')
+  console.log(`saved ${file}`)
+  if (!slowOk || !idleOk) process.exitCode = 1
+}
+
+await main()
