@@ -34,6 +34,7 @@ const o = readOptions({
     slowloris: number('N', 'clients sending their headers a byte a second in the crowd phase', 200, { integer: true, min: 0 }),
     rate: number('N', 'measured requests a second, half /up and half the room page', 100, { min: 1 }),
     seconds: number('S', 'measured seconds per phase', 20, { min: 1 }),
+    rounds: number('N', 'crowd phases, each between two quiet ones (none, crowd, none, crowd, none, …)', 1, { integer: true, min: 1 }),
     'headers-timeout': number('S', "the server's HTTP_HEADERS_TIMEOUT, which the slowloris clients must be closed by", 10, { integer: true, min: 1 }),
     'keep-alive-timeout': number('S', "the server's HTTP_KEEP_ALIVE_TIMEOUT, long enough to hold the idle crowd through its phase (the default 20 would close them mid-phase)", 120, { integer: true, min: 1 }),
     out: path('DIR', 'where the report goes', 'tmp/bench'),
@@ -41,6 +42,13 @@ const o = readOptions({
     tsx: flag('run the server from its TypeScript sources under tsx instead of the build'),
   },
 })
+
+interface IdleRound {
+  ms: number
+  opened: number
+  failed: number
+  closed_by_server: number
+}
 
 interface Phase {
   phase: string
@@ -124,57 +132,60 @@ async function main(): Promise<void> {
   const host = url.hostname
   const port = Number(url.port)
   const phases: Phase[] = []
-  let slowReport: SlowlorisReport | null = null
-  let idleOpening = { ms: 0, opened: 0, failed: 0, closed_by_server: 0 }
+  const slowReports: SlowlorisReport[] = []
+  const idleRounds: IdleRound[] = []
   try {
     const cookie = await signIn(server.baseUrl)
     const meters = makeMeters(server.pids)
     await measure(server.baseUrl, cookie, 'warm-up', { idle: null, slowloris: null }, meters, server.pid)
     phases.push(await measure(server.baseUrl, cookie, 'none', { idle: null, slowloris: null }, meters, server.pid))
-
-    const slowloris = new Slowloris(host, port, o.slowloris)
-    slowloris.start()
-    const idle = new IdleCrowd(host, port)
-    const opening = performance.now()
-    await idle.open(o.idle)
-    idleOpening = { ms: Math.round(performance.now() - opening), opened: idle.opened, failed: idle.failed, closed_by_server: 0 }
-    console.log(`bench:slow-clients: ${idle.held} idle connections open in ${idleOpening.ms} ms (${idle.failed} failed), ${slowloris.open} slowloris clients`)
-    await sleep(2000)
-    phases.push(await measure(server.baseUrl, cookie, 'crowd', { idle, slowloris }, meters, server.pid))
-    slowReport = slowloris.report(o.headersTimeout * 1000)
-    idleOpening.closed_by_server = idle.closedByServer
-    slowloris.stop()
-    idle.close()
-    await sleep(2000)
-    phases.push(await measure(server.baseUrl, cookie, 'none again', { idle: null, slowloris: null }, meters, server.pid))
+    for (let round = 1; round <= o.rounds; round++) {
+      const slowloris = new Slowloris(host, port, o.slowloris)
+      slowloris.start()
+      const idle = new IdleCrowd(host, port)
+      const opening = performance.now()
+      await idle.open(o.idle)
+      const opened = { ms: Math.round(performance.now() - opening), opened: idle.opened, failed: idle.failed }
+      console.log(`bench:slow-clients: ${idle.held} idle connections open in ${opened.ms} ms (${idle.failed} failed), ${slowloris.open} slowloris clients`)
+      await sleep(2000)
+      phases.push(await measure(server.baseUrl, cookie, 'crowd', { idle, slowloris }, meters, server.pid))
+      slowReports.push(slowloris.report(o.headersTimeout * 1000))
+      idleRounds.push({ ...opened, closed_by_server: idle.closedByServer })
+      slowloris.stop()
+      idle.close()
+      await sleep(2000)
+      phases.push(await measure(server.baseUrl, cookie, 'none', { idle: null, slowloris: null }, meters, server.pid))
+    }
   } finally {
     await stopServer(server)
     rmSync(storage, { recursive: true, force: true })
   }
-  report(phases, slowReport!, idleOpening, limits, stamp)
+  report(phases, slowReports, idleRounds, limits, stamp)
 }
 
-function report(phases: Phase[], slow: SlowlorisReport, idle: { ms: number; opened: number; failed: number; closed_by_server: number }, limits: Record<string, number | null>, stamp: string): void {
+function report(phases: Phase[], slowloris: SlowlorisReport[], idle: IdleRound[], limits: Record<string, number | null>, stamp: string): void {
   const cell = (v: number | null, width = 7) => String(v ?? '–').padStart(width)
   console.log(`\nbench:slow-clients — ${o.rate} requests/s for ${o.seconds} s per phase; crowd: ${o.idle} idle keep-alive + ${o.slowloris} slowloris; times in ms from when each request was due`)
   console.log(`open-file limits: server ${limits.server_open_files}, generator ${limits.generator_open_files}`)
-  console.log('phase          /up p50     p99     max | room p50     p99     max | fails | idle held start→end | server RSS MB | server CPU % | other CPU %')
+  console.log('phase      /up p50     p99     max | room p50     p99     max | fails | idle held start→end | server RSS MB | server CPU % | other CPU %')
   for (const p of phases) {
-    console.log(`${p.phase.padEnd(12)} ${cell(p.up.p50_ms, 8)} ${cell(p.up.p99_ms)} ${cell(p.up.max_ms)} | ${cell(p.room.p50_ms, 8)} ${cell(p.room.p99_ms)} ${cell(p.room.max_ms)} | ${cell(p.failures, 5)} | ${cell(p.idle_held_at_start, 9)} → ${cell(p.idle_held_at_end, 6)} | ${cell(p.server_rss_mb, 13)} | ${cell(p.meters.server_cpu_percent, 12)} | ${cell(p.meters.other_processes_cpu_percent, 10)}`)
+    console.log(`${p.phase.padEnd(8)} ${cell(p.up.p50_ms, 8)} ${cell(p.up.p99_ms)} ${cell(p.up.max_ms)} | ${cell(p.room.p50_ms, 8)} ${cell(p.room.p99_ms)} ${cell(p.room.max_ms)} | ${cell(p.failures, 5)} | ${cell(p.idle_held_at_start, 9)} → ${cell(p.idle_held_at_end, 6)} | ${cell(p.server_rss_mb, 13)} | ${cell(p.meters.server_cpu_percent, 12)} | ${cell(p.meters.other_processes_cpu_percent, 10)}`)
   }
-  const [none, crowd, again] = phases as [Phase, Phase, Phase]
-  const ratio = (a: number | null, b: number | null) => (a !== null && b !== null && b > 0 ? round(a / b) : null)
-  const ratios = {
-    up_p99_crowd_over_none: ratio(crowd.up.p99_ms, none.up.p99_ms), up_p99_crowd_over_none_again: ratio(crowd.up.p99_ms, again.up.p99_ms),
-    room_p99_crowd_over_none: ratio(crowd.room.p99_ms, none.room.p99_ms), room_p99_crowd_over_none_again: ratio(crowd.room.p99_ms, again.room.p99_ms),
+  // Each crowd phase's p99 against the quiet phases on either side of it (their mean).
+  const ratio = (crowd: number | null, before: number | null, after: number | null) => (crowd !== null && before !== null && after !== null && before + after > 0 ? round((2 * crowd) / (before + after)) : null)
+  const spread = (a: number | null, b: number | null) => (a !== null && b !== null && Math.min(a, b) > 0 ? round(Math.max(a, b) / Math.min(a, b)) : null)
+  const ratios = phases.flatMap((p, i) => (p.phase === 'crowd' ? [{ up_p99: ratio(p.up.p99_ms, phases[i - 1]!.up.p99_ms, phases[i + 1]!.up.p99_ms), room_p99: ratio(p.room.p99_ms, phases[i - 1]!.room.p99_ms, phases[i + 1]!.room.p99_ms), quiet_p99_spread_up: spread(phases[i - 1]!.up.p99_ms, phases[i + 1]!.up.p99_ms) }] : []))
+  for (const [i, r] of ratios.entries()) console.log(`round ${i + 1}: p99 crowd ÷ mean of the quiet phases around it: /up ${r.up_p99}×, room ${r.room_p99}× (the quiet phases' own /up p99s differ ${r.quiet_p99_spread_up}×: the noise)`)
+  const slowOk = slowloris.every((s) => s.closed > 0 && s.answered_408 === s.closed && s.closed_in_time === s.closed)
+  for (const s of slowloris) {
+    console.log(`slowloris: ${s.closed} connections closed by the server in the crowd phase, ${s.answered_408} answered 408, ${s.closed_without_answer} closed without an answer, ${s.answered_otherwise} answered otherwise ${JSON.stringify(s.otherwise_examples)}; held p50 ${s.held.p50_ms} ms, max ${s.held.max_ms} ms (headers timeout ${o.headersTimeout} s)`)
   }
-  console.log(`p99 crowd ÷ none: /up ${ratios.up_p99_crowd_over_none}× (÷ none again ${ratios.up_p99_crowd_over_none_again}×), room ${ratios.room_p99_crowd_over_none}× (÷ none again ${ratios.room_p99_crowd_over_none_again}×)`)
-  const slowOk = slow.closed > 0 && slow.answered_408 === slow.closed && slow.closed_in_time === slow.closed
-  console.log(`slowloris: ${slow.closed} connections closed by the server during the crowd phase, ${slow.answered_408} answered 408, ${slow.closed_without_answer} closed without an answer, ${slow.answered_otherwise} answered otherwise; held p50 ${slow.held.p50_ms} ms, max ${slow.held.max_ms} ms (headers timeout ${o.headersTimeout} s): ${slowOk ? 'ok' : 'NOT ok'}`)
-  const idleOk = idle.failed === 0 && crowd.idle_held_at_end === o.idle
-  console.log(`idle: ${idle.opened} opened in ${idle.ms} ms, ${idle.failed} failed, ${idle.closed_by_server} closed by the server during the phase: ${idleOk ? 'ok' : 'NOT ok'}`)
+  const crowds = phases.filter((p) => p.phase === 'crowd')
+  const idleOk = idle.every((r) => r.failed === 0) && crowds.every((p) => p.idle_held_at_end === o.idle)
+  for (const r of idle) console.log(`idle: ${r.opened} opened in ${r.ms} ms, ${r.failed} failed, ${r.closed_by_server} closed by the server in the crowd phase`)
+  console.log(`checks: slowloris answered 408 and closed by the headers timeout: ${slowOk ? 'ok' : 'NOT ok'}; idle connections all held: ${idleOk ? 'ok' : 'NOT ok'}`)
   const file = join(o.out, `slow-clients-${stamp}.json`)
-  writeFileSync(file, JSON.stringify({ idle_clients: o.idle, slowloris_clients: o.slowloris, rate: o.rate, seconds: o.seconds, headers_timeout_s: o.headersTimeout, keep_alive_timeout_s: o.keepAliveTimeout, pinned: process.env.CAMPFIRE_BENCH_SLOW_CLIENTS_PINNED === '1', limits, idle_crowd: idle, slowloris: slow, slowloris_ok: slowOk, idle_ok: idleOk, ratios, phases }, null, 2) + '\n')
+  writeFileSync(file, JSON.stringify({ idle_clients: o.idle, slowloris_clients: o.slowloris, rate: o.rate, seconds: o.seconds, rounds: o.rounds, headers_timeout_s: o.headersTimeout, keep_alive_timeout_s: o.keepAliveTimeout, pinned: process.env.CAMPFIRE_BENCH_SLOW_CLIENTS_PINNED === '1', limits, idle_crowd: idle, slowloris, slowloris_ok: slowOk, idle_ok: idleOk, ratios, phases }, null, 2) + '\n')
   console.log(`saved ${file}`)
   if (!slowOk || !idleOk) process.exitCode = 1
 }

@@ -75,6 +75,8 @@ export interface SlowlorisReport {
   answered_408: number
   closed_without_answer: number
   answered_otherwise: number
+  // The first line of a few of those answers.
+  otherwise_examples: string[]
   held: ReturnType<typeof percentiles>
   // Closed within the headers timeout plus one check interval and a second of slack.
   closed_in_time: number
@@ -86,6 +88,7 @@ export class Slowloris {
   private answered408 = 0
   private silent = 0
   private other = 0
+  private readonly otherExamples: string[] = []
   private running = false
   private ticker: NodeJS.Timeout | null = null
 
@@ -119,6 +122,7 @@ export class Slowloris {
       answered_408: this.answered408,
       closed_without_answer: this.silent,
       answered_otherwise: this.other,
+      otherwise_examples: this.otherExamples,
       held: percentiles(this.heldMs),
       closed_in_time: this.heldMs.filter((ms) => ms <= limit).length,
     }
@@ -140,7 +144,10 @@ export class Slowloris {
       this.heldMs.push(performance.now() - started)
       if (received.startsWith('HTTP/1.1 408')) this.answered408++
       else if (received === '') this.silent++
-      else this.other++
+      else {
+        this.other++
+        if (this.otherExamples.length < 5) this.otherExamples.push(received.split('\r\n')[0]!)
+      }
       this.connect()
     })
     this.sockets.add(socket)
