@@ -134,7 +134,8 @@ export class Slowloris {
     const started = performance.now()
     let received = ''
     socket.setNoDelay(true)
-    socket.once('connect', () => socket.write(`GET / HTTP/1.1\r\nHost: ${this.host}:${this.port}\r\nX-Slow: `, 'latin1'))
+    // Written now, so it is queued ahead of any byte the ticker adds while the socket connects.
+    socket.write(`GET / HTTP/1.1\r\nHost: ${this.host}:${this.port}\r\nX-Slow: `, 'latin1')
     socket.on('data', (chunk: Buffer) => {
       if (received.length < 64) received += chunk.toString('latin1', 0, 64)
     })
