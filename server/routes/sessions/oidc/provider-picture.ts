@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { fetchImage, IMAGE_MAX_BYTES } from '../../../lib/image-fetch.ts'
 import type { GuardPolicy } from '../../../lib/private-network-guard.ts'
 import { storeUpload } from '../../../lib/uploads.ts'
+import type { Models } from '../../../models/index.ts'
 import { STATUSES } from '../../../models/user.ts'
 import { prepareAvatar, removeBlobFiles, removeFiles } from '../../users/avatar-upload.ts'
 
@@ -22,22 +23,22 @@ export function providerPictures(app: FastifyInstance, filesPath: string, policy
   })
 
   async function adopt(userId: number, pictureUrl: string, log: FastifyBaseLogger): Promise<void> {
-    const wanted = () => app.store.read((m) => m.users.find(userId)?.status === STATUSES.active && m.avatars.originalFor(userId) === undefined)
-    if (!wanted()) return
+    const wanted = (m: Models) => m.users.find(userId)?.status === STATUSES.active && m.avatars.originalFor(userId) === undefined
     let paths: string[] = []
     try {
+      if (!app.store.read(wanted)) return
       const image = await fetchImage(pictureUrl, policy)
       const upload = await storeUpload(filesPath, Readable.from([image.body]), image.contentType, IMAGE_MAX_BYTES)
       paths = [upload.path]
       const avatar = await prepareAvatar(filesPath, upload, `avatar.${EXTENSIONS[image.contentType] ?? 'img'}`)
       paths = avatar.paths
       // Only if the person still has none: they may have uploaded one in the meantime.
-      const stale = await app.store.write((m) => (wanted() ? m.avatars.attach(userId, avatar.original, avatar.square) : null))
+      const stale = await app.store.write((m) => (wanted(m) ? m.avatars.attach(userId, avatar.original, avatar.square) : null))
       if (stale === null) await removeFiles(paths)
       else await removeBlobFiles(filesPath, stale)
       log.info({ userId }, 'single sign-on picture taken as avatar')
     } catch (error) {
-      await removeFiles(paths)
+      await removeFiles(paths).catch(() => {})
       log.warn({ userId, picture: originOf(pictureUrl), reason: (error as Error).message }, 'single sign-on picture not used')
     }
   }
