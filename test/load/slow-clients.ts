@@ -174,8 +174,17 @@ function report(phases: Phase[], slowloris: SlowlorisReport[], idle: IdleRound[]
   // Each crowd phase's p99 against the quiet phases on either side of it (their mean).
   const ratio = (crowd: number | null, before: number | null, after: number | null) => (crowd !== null && before !== null && after !== null && before + after > 0 ? round((2 * crowd) / (before + after)) : null)
   const spread = (a: number | null, b: number | null) => (a !== null && b !== null && Math.min(a, b) > 0 ? round(Math.max(a, b) / Math.min(a, b)) : null)
-  const ratios = phases.flatMap((p, i) => (p.phase === 'crowd' ? [{ up_p99: ratio(p.up.p99_ms, phases[i - 1]!.up.p99_ms, phases[i + 1]!.up.p99_ms), room_p99: ratio(p.room.p99_ms, phases[i - 1]!.room.p99_ms, phases[i + 1]!.room.p99_ms), quiet_p99_spread_up: spread(phases[i - 1]!.up.p99_ms, phases[i + 1]!.up.p99_ms) }] : []))
-  for (const [i, r] of ratios.entries()) console.log(`round ${i + 1}: p99 crowd ÷ mean of the quiet phases around it: /up ${r.up_p99}×, room ${r.room_p99}× (the quiet phases' own /up p99s differ ${r.quiet_p99_spread_up}×: the noise)`)
+  const ratios = phases.flatMap((p, i) => {
+    if (p.phase !== 'crowd') return []
+    const [before, after] = [phases[i - 1]!, phases[i + 1]!]
+    return [{
+      up_p99: ratio(p.up.p99_ms, before.up.p99_ms, after.up.p99_ms), room_p99: ratio(p.room.p99_ms, before.room.p99_ms, after.room.p99_ms), quiet_p99_spread_up: spread(before.up.p99_ms, after.up.p99_ms),
+      up_p50: ratio(p.up.p50_ms, before.up.p50_ms, after.up.p50_ms), room_p50: ratio(p.room.p50_ms, before.room.p50_ms, after.room.p50_ms), quiet_p50_spread_up: spread(before.up.p50_ms, after.up.p50_ms),
+    }]
+  })
+  for (const [i, r] of ratios.entries()) {
+    console.log(`round ${i + 1}: crowd ÷ mean of the quiet phases around it: p99 /up ${r.up_p99}×, room ${r.room_p99}× (the quiet phases' /up p99s differ ${r.quiet_p99_spread_up}×: the noise); p50 /up ${r.up_p50}×, room ${r.room_p50}× (quiet p50s differ ${r.quiet_p50_spread_up}×)`)
+  }
   const slowOk = slowloris.every((s) => s.closed > 0 && s.answered_408 === s.closed && s.closed_in_time === s.closed)
   for (const s of slowloris) {
     console.log(`slowloris: ${s.closed} connections closed by the server in the crowd phase, ${s.answered_408} answered 408, ${s.closed_without_answer} closed without an answer, ${s.answered_otherwise} answered otherwise ${JSON.stringify(s.otherwise_examples)}; held p50 ${s.held.p50_ms} ms, max ${s.held.max_ms} ms (headers timeout ${o.headersTimeout} s)`)
