@@ -15,6 +15,8 @@ export interface FetchPolicy extends GuardPolicy {
   maxRedirects?: number
   timeoutMs?: number
   userAgent?: string
+  // The Accept header (HTML first unless the caller wants something else).
+  accept?: string
 }
 
 export class FetchError extends Error {
@@ -53,7 +55,7 @@ function requestOnce(method: 'GET' | 'HEAD', url: URL, vetted: ResolvedAddress, 
         lookup: pinnedLookup(vetted),
         signal,
         agent: false,
-        headers: { 'user-agent': policy.userAgent ?? 'Campfire link unfurler', accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5' },
+        headers: { 'user-agent': policy.userAgent ?? 'Campfire link unfurler', accept: policy.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5' },
       },
       resolve,
     )
@@ -63,7 +65,7 @@ function requestOnce(method: 'GET' | 'HEAD', url: URL, vetted: ResolvedAddress, 
 }
 
 // Follows redirects, re-validating and re-resolving each location, and returns the final response.
-async function follow(method: 'GET' | 'HEAD', raw: string, policy: FetchPolicy, signal: AbortSignal): Promise<Hop> {
+export async function follow(method: 'GET' | 'HEAD', raw: string, policy: FetchPolicy, signal: AbortSignal): Promise<Hop> {
   let url = parsePublicUrl(raw)
   const maxRedirects = policy.maxRedirects ?? MAX_REDIRECTS
   for (let hop = 0; ; hop++) {
@@ -80,13 +82,13 @@ async function follow(method: 'GET' | 'HEAD', raw: string, policy: FetchPolicy, 
   }
 }
 
-function mediaType(header: string | undefined): { type: string; charset: string | null } {
+export function mediaType(header: string | undefined): { type: string; charset: string | null } {
   const [type = '', ...params] = (header ?? '').split(';')
   const charset = params.map((p) => p.trim().match(/^charset\s*=\s*"?([^";]+)"?$/i)?.[1]).find((c) => c) ?? null
   return { type: type.trim().toLowerCase(), charset }
 }
 
-async function readCapped(response: http.IncomingMessage, maxBytes: number): Promise<Buffer> {
+export async function readCapped(response: http.IncomingMessage, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = []
   let total = 0
   for await (const chunk of response) {
@@ -110,7 +112,7 @@ function decode(body: Buffer, charset: string | null): string {
 
 // Runs work under one deadline covering DNS, connecting and reading: the signal aborts the
 // sockets, and the race stops waiting on anything that ignores it (a slow resolver).
-function withDeadline<T>(policy: FetchPolicy, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export function withDeadline<T>(policy: FetchPolicy, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController()
   const timeoutMs = Math.max(1, policy.timeoutMs ?? FETCH_TIMEOUT_MS)
   let timer: NodeJS.Timeout | undefined

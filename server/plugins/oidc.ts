@@ -4,6 +4,7 @@ import * as client from 'openid-client'
 import { importPKCS8 } from 'jose'
 import type { FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
+import type { GuardPolicy } from '../lib/private-network-guard.ts'
 import { isLoopbackIssuer, type OidcConfig } from '../oidc-config.ts'
 import { isHttps, requestOrigin } from './security.ts'
 
@@ -20,6 +21,8 @@ export function callbackUrl(request: FastifyRequest): string {
 }
 
 export const FLOW_COOKIE = 'oidc_flow'
+// A longer `picture` claim is ignored.
+const MAX_PICTURE_URL = 2048
 // How long the person has at the provider between the button and the callback.
 const FLOW_TTL_MS = 10 * 60 * 1000
 
@@ -38,6 +41,8 @@ export interface VerifiedClaims {
   email: string | null
   emailVerified: boolean
   name: string | null
+  // The `picture` claim: an http(s) URL of the person's photo at the provider, or null.
+  picture: string | null
   idToken: string
 }
 
@@ -55,11 +60,15 @@ export interface OidcRelyingParty {
   cookieOptions(request: FastifyRequest): { path: string; httpOnly: true; sameSite: 'lax'; secure: boolean; maxAge?: number }
   readonly issuer: string
   readonly allowedDomains: readonly string[]
+  // Which addresses the `picture` fetch may reach: public ones only, unless a test says otherwise.
+  readonly picturePolicy: GuardPolicy
 }
 
 export interface OidcTestOptions {
   // Seconds added to this server's clock when checking tokens (tests: an expired ID token).
   clockSkew?: number
+  // Widens the SSRF guard for the `picture` fetch (tests: a picture served on loopback).
+  picturePolicy?: GuardPolicy
 }
 
 function unavailable(error: unknown): boolean {
@@ -130,6 +139,7 @@ export default fp(
       name: settings.name,
       issuer: settings.issuer.href,
       allowedDomains: settings.allowedDomains,
+      picturePolicy: options.test?.picturePolicy ?? {},
       cookieOptions,
 
       async start(request) {
@@ -172,7 +182,8 @@ export default fp(
         // Microsoft Entra ID sends no email_verified; its optional claim xms_edov says the
         // email's domain is verified by the tenant that owns it.
         const emailVerified = profile.email_verified === true || profile.xms_edov === true
-        return { sub: claims.sub, email, emailVerified, name, idToken: tokens.id_token }
+        const picture = typeof profile.picture === 'string' && profile.picture.length <= MAX_PICTURE_URL ? profile.picture : null
+        return { sub: claims.sub, email, emailVerified, name, picture, idToken: tokens.id_token }
       },
 
       async endSessionUrl(request, idToken) {

@@ -57,7 +57,7 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   const signInLimit = options.signInLimit ?? signInLimitFor(app)
   await app.register(sessions, { signInLimit })
   await app.register(oidcStart)
-  await app.register(oidcCallback, { signInLimit })
+  await app.register(oidcCallback, { signInLimit, config: options.config })
   await app.register(transfers)
   await app.register(accountUsers)
   await app.register(accountBots, { config: options.config })

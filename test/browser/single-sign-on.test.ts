@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import Database from 'better-sqlite3'
@@ -10,7 +12,7 @@ import { startTestProvider, type TestProvider } from '../support/oidc-provider.t
 // Signing in with a real OpenID provider (oidc-provider on loopback, its own login page) in a
 // real browser: the button, the provider's page, the room; sign-out ending the provider's
 // session too; a second sign-in found by `sub` after the provider changed the email; and a new
-// person from an allowed domain joining.
+// person from an allowed domain joining (whose picture, on loopback, the SSRF guard refuses).
 describe('single sign-on in a real browser', { skip: !chromiumAvailable() && 'chromium is not installed' }, () => {
   let campfire: Campfire
   let provider: TestProvider
@@ -76,7 +78,16 @@ describe('single sign-on in a real browser', { skip: !chromiumAvailable() && 'ch
   test('a new person from an allowed domain joins and sees every open room', async () => {
     const tab = await openTab(browser, campfire.baseUrl)
     const { page } = tab
-    provider.people.set('newcomer-sub', { email: 'ada@newcomers.test', email_verified: true, name: 'Ada Lovelace' })
+    // Her picture is on loopback, which the server's SSRF guard refuses: she joins all the same.
+    const pictureHits: string[] = []
+    const pictures = createServer((request, response) => {
+      pictureHits.push(request.url ?? '')
+      response.writeHead(200, { 'content-type': 'image/png' }).end()
+    })
+    await new Promise<void>((resolve) => pictures.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise<void>((resolve) => pictures.close(() => resolve())))
+    const picture = `http://127.0.0.1:${(pictures.address() as AddressInfo).port}/ada.png`
+    provider.people.set('newcomer-sub', { email: 'ada@newcomers.test', email_verified: true, name: 'Ada Lovelace', picture })
     await signInAtProvider(page, 'newcomer-sub')
     const db = new Database(join(campfire.storage, 'db', 'production.sqlite3'), { readonly: true })
     const open = db.prepare("SELECT name FROM rooms WHERE type = 'Rooms::Open' ORDER BY name").pluck().all() as string[]
@@ -86,6 +97,7 @@ describe('single sign-on in a real browser', { skip: !chromiumAvailable() && 'ch
     await screenshot(page, 'sso-newcomer')
     for (const name of open) assert.ok(await page.locator('#sidebar').getByText(name, { exact: true }).count() > 0, `${name} is in the sidebar`)
     assert.equal(await whoIsSignedIn(page), 'Ada Lovelace')
+    assert.deepEqual(pictureHits, [], 'the loopback picture was never fetched')
     await tab.context.close()
   })
 })

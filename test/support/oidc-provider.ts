@@ -14,6 +14,8 @@ export interface Person {
   // Microsoft Entra's "email domain owner verified", in place of email_verified.
   xms_edov?: boolean
   name?: string
+  // The URL of the person's photo (the `picture` claim).
+  picture?: string
 }
 
 export const CLIENT_ID = 'campfire'
@@ -79,7 +81,7 @@ export async function startTestProvider(t: { after: (fn: () => Promise<void>) =>
     ],
     jwks: { keys: [{ ...signingKey, kid: 'test-key', use: 'sig', alg: 'RS256' }] },
     cookies: { keys: ['oidc-test-cookie-key-0123456789'] },
-    claims: { openid: ['sub'], email: ['email', 'email_verified', 'xms_edov'], profile: ['name'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified', 'xms_edov'], profile: ['name', 'picture'] },
     scopes: ['openid', 'email', 'profile'],
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     ttl: { Interaction: 600, Grant: 3600, Session: 3600, IdToken: 3600, AccessToken: 3600, AuthorizationCode: 60 },

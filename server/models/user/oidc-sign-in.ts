@@ -10,7 +10,9 @@ export interface ProviderClaims {
 }
 
 export type OidcRefusal = 'unverified' | 'domain' | 'inactive' | 'linked-elsewhere'
-export type OidcSignIn = { userId: number; joined: boolean } | { refused: OidcRefusal }
+// `linked`: the provider's identity was tied to the person by this sign-in (a newcomer, or the
+// first sign-in through the provider of someone already here).
+export type OidcSignIn = { userId: number; joined: boolean; linked: boolean } | { refused: OidcRefusal }
 
 const NAME_LIMIT = 255
 
@@ -25,7 +27,7 @@ export function signInWithProvider(m: Models, issuer: string, claims: ProviderCl
     const user = m.users.find(linked.user_id)
     if (!user || !mayUse(user)) return { refused: 'inactive' }
     m.oidcIdentities.seen(linked, claims.email)
-    return { userId: user.id, joined: false }
+    return { userId: user.id, joined: false, linked: false }
   }
   if (!claims.email || !claims.emailVerified || !claims.email.includes('@')) return { refused: 'unverified' }
   const email = normalizeEmail(claims.email)
@@ -34,14 +36,14 @@ export function signInWithProvider(m: Models, issuer: string, claims: ProviderCl
     if (!mayUse(existing)) return { refused: 'inactive' }
     if (m.oidcIdentities.forUser(existing.id, issuer)) return { refused: 'linked-elsewhere' }
     m.oidcIdentities.link(existing.id, issuer, claims.sub, email)
-    return { userId: existing.id, joined: false }
+    return { userId: existing.id, joined: false, linked: true }
   }
   const domain = email.slice(email.lastIndexOf('@') + 1)
   if (!allowedDomains.includes(domain)) return { refused: 'domain' }
   const name = (claims.name?.trim() || email.slice(0, email.lastIndexOf('@'))).slice(0, NAME_LIMIT)
   const userId = joinAccount(m, { name, emailAddress: email, passwordDigest: null })
   m.oidcIdentities.link(userId, issuer, claims.sub, email)
-  return { userId, joined: true }
+  return { userId, joined: true, linked: true }
 }
 
 function mayUse(user: Pick<UserRow, 'role' | 'status'>): boolean {

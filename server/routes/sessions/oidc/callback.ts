@@ -3,7 +3,9 @@ import type { AttemptLimit } from '../../../lib/rate-limit.ts'
 import { signInWithProvider, type OidcRefusal } from '../../../models/user/oidc-sign-in.ts'
 import { RETURN_TO_COOKIE, safeReturnPath } from '../../../plugins/auth.ts'
 import { CALLBACK_PATH, FLOW_COOKIE, ProviderUnavailable, SignInNotVerified } from '../../../plugins/oidc.ts'
+import type { Config } from '../../../config.ts'
 import { signInPage } from '../sign-in-page.ts'
+import { providerPictures } from './provider-picture.ts'
 import { unavailableMessage } from './start.ts'
 
 const TOO_MANY = 'Too many requests or unauthorized.'
@@ -27,10 +29,12 @@ function refusal(reason: OidcRefusal | 'not-verified' | 'banned', name: string):
 // Where the provider sends the person back: the code is exchanged and the ID token checked by
 // openid-client (signature against the provider's keys, issuer, audience, expiry, nonce, state,
 // PKCE), then the person is found, linked or joined (server/models/user/oidc-sign-in.ts) and
-// signed in exactly as a password would: a new session row and session_token cookie.
-export default async function oidcCallback(app: FastifyInstance, options: { signInLimit: AttemptLimit }) {
+// signed in exactly as a password would: a new session row and session_token cookie. A newly
+// linked person's `picture` becomes their avatar afterwards (./provider-picture.ts).
+export default async function oidcCallback(app: FastifyInstance, options: { signInLimit: AttemptLimit; config: Config }) {
   const oidc = app.oidc
   if (!oidc) return
+  const pictures = providerPictures(app, options.config.filesPath, oidc.picturePolicy)
   const open = { config: { allowUnauthenticated: true } }
 
   app.get(CALLBACK_PATH, open, async (request, reply) => {
@@ -61,6 +65,7 @@ export default async function oidcCallback(app: FastifyInstance, options: { sign
     if ('refused' in outcome) return refuse(outcome.refused)
     const token = await reply.startSession(outcome.userId)
     await app.store.write((m) => m.oidcIdentities.rememberIdToken(token, claims.idToken))
+    if (outcome.linked && claims.picture) pictures.adoptLater(outcome.userId, claims.picture, request.log)
     const returnTo = safeReturnPath(request.cookies[RETURN_TO_COOKIE]) ?? '/'
     reply.clearCookie(RETURN_TO_COOKIE, { path: '/' })
     return reply.redirect(returnTo, 302)

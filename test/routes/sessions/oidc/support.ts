@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import type { TestContext } from 'node:test'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, FastifyServerOptions, LightMyRequestResponse } from 'fastify'
+import type { GuardPolicy } from '../../../../server/lib/private-network-guard.ts'
 import { buildApp } from '../../../../server/app.ts'
 import { RateLimit } from '../../../../server/lib/rate-limit.ts'
 import { FLOW_COOKIE, type Flow } from '../../../../server/plugins/oidc.ts'
@@ -13,14 +14,14 @@ import type { TestProvider } from '../../../support/oidc-provider.ts'
 
 export const CALLBACK = 'http://localhost/session/oidc/callback'
 
-export async function ssoApp(t: TestContext, provider: TestProvider, options: { env?: Record<string, string>; clockSkew?: number } = {}) {
+export async function ssoApp(t: TestContext, provider: TestProvider, options: { env?: Record<string, string>; clockSkew?: number; picturePolicy?: GuardPolicy; logger?: FastifyServerOptions['logger'] } = {}) {
   const config = testConfig(tempStorage(t), provider.env({ OIDC_ALLOWED_DOMAINS: 'example.com', ...options.env }))
   const signInLimit = new RateLimit(10, 3 * 60 * 1000)
-  const app = await buildApp({ config, logger: false, passwordCost: 4, signInLimit, oidc: { clockSkew: options.clockSkew } })
+  const app = await buildApp({ config, logger: options.logger ?? false, passwordCost: 4, signInLimit, oidc: { clockSkew: options.clockSkew, picturePolicy: options.picturePolicy } })
   t.after(() => app.close())
   app.store.writeNow((m) => loadFixtures(m.db))
   await app.ready()
-  return { app, signInLimit }
+  return { app, signInLimit, config }
 }
 
 export interface Started {
