@@ -4,6 +4,13 @@ import type { Browser, Page } from 'playwright-core'
 import { chromiumAvailable, launchBrowser, openTab, waitUntilLive, type Tab } from './support/browser.ts'
 import { PASSWORD, startCampfire, type Campfire } from './support/campfire.ts'
 
+// The page's own globals, for the callbacks run inside it (the tests are typed without the DOM library).
+declare const document: any, NodeFilter: any
+declare function getComputedStyle(element: unknown, pseudo?: string): any
+type HTMLElement = any
+type HTMLInputElement = any
+type DOMRect = any
+
 // Campfire with the keyboard alone, as someone who does not use a mouse: sign in, reach the
 // composer from the top of a busy room, send, switch rooms, edit, boost and start a Ping.
 describe('the keyboard alone', { skip: !chromiumAvailable() && 'chromium is not installed' }, () => {

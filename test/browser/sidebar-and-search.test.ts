@@ -4,6 +4,13 @@ import type { Browser, Locator, Page } from 'playwright-core'
 import { chromiumAvailable, DESKTOP, launchBrowser, openTab, PHONE, screenshot, signIn, type Tab } from './support/browser.ts'
 import { startCampfire, type Campfire } from './support/campfire.ts'
 
+// The page's own globals, for the callbacks run inside it (the tests are typed without the DOM library).
+declare const document: any, NodeFilter: any
+declare function getComputedStyle(element: unknown, pseudo?: string): any
+type HTMLElement = any
+type HTMLInputElement = any
+type DOMRect = any
+
 // The Ping strip at the top of the sidebar and the search page, as David and Lonely Lou (who has
 // pinged nobody, so everyone is a placeholder) see them.
 describe('the Ping strip and search', { skip: !chromiumAvailable() && 'chromium is not installed' }, () => {
