@@ -36,7 +36,7 @@ describe('room settings with 30 people', { skip: !chromiumAvailable() && 'chromi
         await people.first().waitFor()
         assert.ok((await people.count()) >= 29, `everyone but David is listed (${await people.count()})`)
         assert.ok(await page.getByRole('searchbox').or(page.getByPlaceholder(/filter|find/i)).first().isVisible(), 'a filter past 20 people')
-        const pageWidth = await page.evaluate('document.documentElement.scrollWidth')
+        const pageWidth = (await page.evaluate('document.documentElement.scrollWidth')) as number
         assert.ok(pageWidth <= viewport.width, `the page fits the ${viewport.width}px screen (${pageWidth}px)`)
         await screenshot(page, `room-settings-30-${width}-${colorScheme}`)
         await page.screenshot({ path: join(SCREENSHOTS, `room-settings-30-full-${width}-${colorScheme}.png`), fullPage: true })
