@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { isOutOfSpace } from '../lib/disk-space.ts'
 
 const MESSAGES: Record<number, string> = {
   400: 'The request could not be understood.',
@@ -15,7 +14,6 @@ const MESSAGES: Record<number, string> = {
   429: 'Too many requests. Try again in a few minutes.',
   500: 'Something went wrong on our side.',
   503: 'The server is busy. Try again shortly.',
-  507: 'The server is out of disk space. Try again in a few minutes.',
 }
 
 export function statusMessage(status: number): string {
@@ -31,12 +29,25 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 }
 
+// A page of its own (no stylesheet to load, so it works whatever failed): the app's warm
+// palette in light and dark, the status as a heading and a way back.
+const ERROR_PAGE_STYLE = [
+  ':root{color-scheme:light dark;--bg:oklch(99% 0.003 80);--card:oklch(96.5% 0.006 80);--text:oklch(24% 0.01 60);--muted:oklch(45% 0.01 60);--border:oklch(89% 0.008 80);--accent:oklch(52% 0.19 40)}',
+  '@media (prefers-color-scheme:dark){:root{--bg:oklch(18% 0.008 60);--card:oklch(22% 0.01 60);--text:oklch(93% 0.006 80);--muted:oklch(75% 0.01 70);--border:oklch(32% 0.01 60);--accent:oklch(74% 0.16 52)}}',
+  'body{margin:0;min-height:100vh;display:grid;place-items:center;background:var(--bg);color:var(--text);font-family:system-ui,-apple-system,"Segoe UI",sans-serif;line-height:1.5}',
+  'main{box-sizing:border-box;width:min(28rem,calc(100vw - 2rem));padding:2rem 1.75rem;border:1px solid var(--border);border-radius:1.5rem;background:var(--card);text-align:center}',
+  '.error__status{margin:0;color:var(--accent);font-size:0.85rem;font-weight:700;letter-spacing:0.08em;text-transform:uppercase}',
+  'h1{margin:0.4rem 0 1.5rem;font-size:1.5rem;line-height:1.25;text-wrap:balance}',
+  'a{display:inline-block;padding:0.6em 1.2em;border:1px solid var(--border);border-radius:2em;background:var(--bg);color:inherit;font-weight:600;text-decoration:none}',
+  'a:hover{border-color:var(--accent)}a:focus-visible{outline:2px solid var(--accent);outline-offset:2px}',
+].join('\n')
+
 export function errorPage(status: number, message: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status} · Campfire</title>
-<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#333}main{text-align:center;max-width:32rem;padding:1rem}h1{font-size:3rem;margin:0}a{color:inherit}@media (prefers-color-scheme:dark){body{color:#ddd;background:#161412}}</style></head>
-<body><main><h1>${status}</h1><p>${escapeHtml(message)}</p><p><a href="/">Back to Campfire</a></p></main></body>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>${status} · Campfire</title>
+<style>${ERROR_PAGE_STYLE}</style></head>
+<body><main class="error"><p class="error__status">Error ${status}</p><h1>${escapeHtml(message)}</h1><a href="/">Back to Campfire</a></main></body>
 </html>
 `
 }
@@ -62,11 +73,6 @@ export default fp(
     })
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      // The storage refused a write for lack of space (plugins/disk-space.ts answers it).
-      if (isOutOfSpace(error) && request.server.hasDecorator('diskSpace')) {
-        request.server.diskSpace.monitor.sawOutOfSpace()
-        return request.server.diskSpace.refuse(request, reply, String(error.code))
-      }
       const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
       if (status >= 500) request.log.error({ err: error, method: request.method, url: request.url }, 'request failed')
       else request.log.info({ code: error.code, method: request.method, url: request.url, status }, error.message)

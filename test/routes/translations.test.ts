@@ -22,7 +22,7 @@ function popups(html: string): Popup[] {
   const pattern = /<details class="translation[^"]*"[^>]*>([\s\S]*?)<\/details>/g
   for (let match = pattern.exec(html); match; match = pattern.exec(html)) {
     const body = match[1]!
-    assert.match(body, /<summary class="btn translation__btn" title="Translate"><span class="icon icon--globe" aria-hidden="true"><\/span><span class="for-screen-reader">Translate<\/span><\/summary>/)
+    assert.match(body, /<summary class="btn translation__btn" title="Translate" tabindex="-1"><span class="icon icon--globe" aria-hidden="true"><\/span><span class="for-screen-reader">Translate<\/span><\/summary>/)
     const entries = [...body.matchAll(/<dt><span class="translation__flag" aria-hidden="true">([^<]*)<\/span><span class="for-screen-reader">[^<]+<\/span><\/dt>\s*<dd lang="([^"]+)">([^<]*)<\/dd>/g)]
     const after = html.slice(match.index + match[0].length)
     found.push({

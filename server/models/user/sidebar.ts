@@ -18,7 +18,7 @@ export interface SidebarDirect {
 export interface Sidebar {
   shared: SidebarRoom[]
   directs: SidebarDirect[]
-  placeholders: Person[]
+  placeholders: (Person & { label: string })[]
 }
 
 // A person's sidebar: shared rooms by name, direct rooms newest first, and people they have
@@ -76,7 +76,12 @@ export function sidebars(db: Connection) {
         .sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : b.id - a.id))
         .map(({ unread, ...room }) => directTile(room, unread, membersByRoom.get(room.id) ?? [], user))
       const limit = Math.max(DIRECT_PLACEHOLDERS - excluded.size, 0)
-      const placeholders = limit > 0 ? oldestActive.all(DIRECT_PLACEHOLDERS).filter((person) => !excluded.has(person.id)).slice(0, limit) : []
+      const people = limit > 0 ? oldestActive.all(DIRECT_PLACEHOLDERS).filter((person) => !excluded.has(person.id)).slice(0, limit) : []
+      const placeholders = people.map((person) => ({ ...person, label: directLabel([person]) }))
+      disambiguateNamesakes([
+        ...directs.filter((tile) => tile.members.length === 1).map((tile) => ({ tile, person: tile.members[0]! })),
+        ...placeholders.map((tile) => ({ tile, person: tile })),
+      ])
       return { shared, directs, placeholders }
     },
   }
@@ -87,6 +92,20 @@ export function directTile(room: RoomRow, unread: boolean, roomMembers: Person[]
   const others = roomMembers.filter((p) => p.id !== viewer.id)
   const members = others.length > 0 ? others : [viewer]
   return { room, unread, members, label: directLabel(members) }
+}
+
+// Two people in the strip with one first name (Jason Fried, Jason Zimdars) are told apart by
+// their surnames' initials: "Jason F." and "Jason Z.". Only the strip's own people are compared,
+// so no query reads every account; a tile broadcast when a Ping starts keeps the first name
+// until the sidebar is next drawn.
+function disambiguateNamesakes(tiles: { tile: { label: string }; person: Pick<Person, 'name'> }[]): void {
+  const count = new Map<string, number>()
+  for (const { tile } of tiles) count.set(tile.label, (count.get(tile.label) ?? 0) + 1)
+  for (const { tile, person } of tiles) {
+    if ((count.get(tile.label) ?? 0) < 2) continue
+    const surname = person.name.trim().split(/\s+/).slice(1).pop()
+    if (surname) tile.label = `${tile.label} ${surname[0]!.toUpperCase()}.`
+  }
 }
 
 // One person: their first name. Several: each one's initials, joined as a sentence with "+".

@@ -67,3 +67,18 @@ test('someone in direct rooms with enough people is offered none', (t) => {
   for (const id of ids.slice(3, 20)) member.run(id)
   assert.deepEqual(sidebars(db).forUser(person(db, users.kevin.id)).placeholders, [])
 })
+
+test('two people in the Ping strip with one first name get their surname’s initial, and nobody else does', (t) => {
+  const db = fixtureDatabase(t)
+  const now = '2026-02-01 09:00:00.000000'
+  const insert = db.prepare('INSERT INTO users (id, name, role, status, created_at, updated_at) VALUES (?, ?, 0, 0, ?, ?)')
+  insert.run(200, 'Ada Lovelace', now, now)
+  insert.run(201, 'Ada Yonath', now, now)
+  insert.run(202, 'Grace Hopper', now, now)
+  const strip = sidebars(db).forUser(person(db, users.kevin.id))
+  const labels = new Map(strip.placeholders.map((p) => [p.id, p.label]))
+  assert.equal(labels.get(200), 'Ada L.')
+  assert.equal(labels.get(201), 'Ada Y.')
+  assert.equal(labels.get(202), 'Grace')
+  for (const direct of strip.directs.filter((tile) => tile.members.length === 1)) assert.doesNotMatch(direct.label, /\.$/, `${direct.label} is a first name alone`)
+})
