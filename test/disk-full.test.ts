@@ -114,7 +114,7 @@ test('a full filesystem is answered 507 with one warning, and writes come back b
   assert.ok(refused > 0, 'posts were refused while the disk was full')
   assert.equal(page.status, 507)
   assert.match(page.headers.get('content-type') ?? '', /^text\/html/)
-  assert.match(await page.text(), /<h1>507<\/h1>.*out of disk space/s)
+  assert.match(await page.text(), /Error 507.*<h1>[^<]*out of disk space/s)
   assert.equal(botAnswer.status, 507)
   assert.deepEqual(await botAnswer.json(), { error: 'The server is out of disk space, so nothing was saved. Try again in a few minutes.', status: 507 })
   assert.equal(reading.status, 200, 'reads keep working on a full disk')

@@ -36,7 +36,7 @@ test('below a quarter of CAMPFIRE_MIN_FREE_MB every write is refused: a page for
   assert.equal(app.diskSpace.monitor.level, 'full')
   const signingIn = await app.inject({ method: 'POST', url: '/session', ...form({ email_address: 'david@example.com', password: 'x' }) })
   assert.equal(signingIn.statusCode, 507)
-  assert.match(signingIn.body, /<h1>507<\/h1>.*The server is out of disk space/s)
+  assert.match(signingIn.body, /Error 507.*<h1>The server is out of disk space/s)
 
   const bot = await botRequest(app, 'POST', botMessagesUrl(rooms.hq.id), 'Hello')
   assert.equal(bot.statusCode, 507)
