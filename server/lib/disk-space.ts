@@ -22,9 +22,12 @@ export function isOutOfSpace(error: unknown): boolean {
   return typeof code === 'string' && OUT_OF_SPACE_CODES.has(code)
 }
 
+const SHORT_AFTER_FULL_MS = 30_000
+
 export class DiskSpace {
   private free = Number.POSITIVE_INFINITY
   private current: DiskLevel = 'ok'
+  private lastFullAt = Number.NEGATIVE_INFINITY
   private readonly timer: NodeJS.Timeout
 
   constructor(
@@ -55,6 +58,13 @@ export class DiskSpace {
   // A write failed for lack of space: refuse writes until the next sample.
   sawOutOfSpace(): void {
     this.current = 'full'
+    this.lastFullAt = performance.now()
+  }
+
+  // Space is short, or a write failed for lack of it in the last SHORT_AFTER_FULL_MS: the WAL
+  // must not keep what little there is (the writer truncates it after each batch meanwhile).
+  get short(): boolean {
+    return this.current !== 'ok' || performance.now() - this.lastFullAt < SHORT_AFTER_FULL_MS
   }
 
   sample(): void {

@@ -49,6 +49,7 @@ export class Writer<C> {
   private closed = false
   private draining = false
   private waiting: { since: number; delay: number; timer: NodeJS.Timeout } | null = null
+  private checkpointWanted: (() => boolean) | null = null
   private readonly maxBatch: number
   private readonly lockWaitMs: number
   readonly stats: WriterStats = { batches: 0, writes: 0, retried: 0, lockWaits: 0, lockWaitMs: 0 }
@@ -83,6 +84,14 @@ export class Writer<C> {
   writeNow<T>(run: (context: C) => T): T {
     this.drain()
     return this.blocking(() => this.db.transaction(() => run(this.context)).immediate())
+  }
+
+  // After each committed batch, while `wanted()` says so, the WAL is checkpointed and truncated on
+  // this connection, between transactions, where this process holds no read open. On a full disk
+  // (plugins/disk-space.ts) the space freed would otherwise go to a WAL that can never restart
+  // while writers keep coming, as a checkpoint from another thread finds it busy.
+  checkpointAfterBatches(wanted: () => boolean): void {
+    this.checkpointWanted = wanted
   }
 
   get pending(): number {
@@ -147,6 +156,15 @@ export class Writer<C> {
     this.stats.batches++
     this.stats.writes += batch.length
     batch.forEach((job, i) => job.resolve(results[i]))
+    if (this.checkpointWanted?.()) this.truncateWal()
+  }
+
+  private truncateWal(): void {
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)')
+    } catch {
+      // Still no room to grow the database file: the next batch tries again.
+    }
   }
 
   // Puts the batch back in front and tries again shortly, or, once it has waited lockWaitMs,

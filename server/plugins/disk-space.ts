@@ -52,6 +52,7 @@ export default fp(
       },
     }
     app.decorate('diskSpace', guard)
+    if (app.hasDecorator('store')) app.store.writer.checkpointAfterBatches(() => monitor.short)
 
     app.addHook('onRequest', async (request, reply) => {
       if (SAFE_METHODS.has(request.method)) return

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { isOutOfSpace } from '../lib/disk-space.ts'
 
 const MESSAGES: Record<number, string> = {
   400: 'The request could not be understood.',
@@ -14,6 +15,7 @@ const MESSAGES: Record<number, string> = {
   429: 'Too many requests. Try again in a few minutes.',
   500: 'Something went wrong on our side.',
   503: 'The server is busy. Try again shortly.',
+  507: 'The server is out of disk space. Try again in a few minutes.',
 }
 
 export function statusMessage(status: number): string {
@@ -73,6 +75,11 @@ export default fp(
     })
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
+      // The storage refused a write for lack of space (plugins/disk-space.ts answers it).
+      if (isOutOfSpace(error) && request.server.hasDecorator('diskSpace')) {
+        request.server.diskSpace.monitor.sawOutOfSpace()
+        return request.server.diskSpace.refuse(request, reply, String(error.code))
+      }
       const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
       if (status >= 500) request.log.error({ err: error, method: request.method, url: request.url }, 'request failed')
       else request.log.info({ code: error.code, method: request.method, url: request.url, status }, error.message)

@@ -28,8 +28,21 @@ export function smallFilesystem(): SmallFilesystem {
   }
 }
 
+// Ballast taken before the server starts and given back by free() with the fillers: under six
+// posters on a fast machine the WAL alone can use up the 20 MB before fill() runs, and freeing
+// only the fillers would then give back nothing (the WAL's checkpoint needs room to grow the
+// database file). As an operator freeing space would, free() returns a good part of the disk.
+const BALLAST_BYTES = 10 * 1024 * 1024
+
 function tmpfs(dir: string, remove: () => void): SmallFilesystem {
   let fillers = 0
+  const ballast = join(dir, 'ballast')
+  const fd = openSync(ballast, 'w')
+  try {
+    writeSync(fd, Buffer.alloc(BALLAST_BYTES, 7))
+  } finally {
+    closeSync(fd)
+  }
   return {
     kind: 'tmpfs',
     dir,
@@ -52,6 +65,7 @@ function tmpfs(dir: string, remove: () => void): SmallFilesystem {
     },
     free() {
       for (let i = 0; i < fillers; i++) rmSync(join(dir, `filler-${i}`), { force: true })
+      rmSync(ballast, { force: true })
     },
     remove() {
       execFileSync('umount', ['-l', dir], { stdio: 'ignore' })
