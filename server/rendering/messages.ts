@@ -62,7 +62,7 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
       ? `<img src="${escapeHtml(deps.assetPath ? deps.assetPath(image) : `/${image}`)}" width="${sound.image.width}" height="${sound.image.height}" class="align--middle" alt="${escapeHtml(sound.name)}">`
       : escapeHtml(sound.text ?? '')
     // The audio is synthesized in the browser (public/js/models/sound_synth.ts) from the name.
-    return `<div class="sound" data-controller="sound" data-action="messages:play->sound#play" data-sound-name-value="${escapeHtml(sound.name)}"><button class="btn btn--plain" data-action="sound#play" aria-label="Play ${escapeHtml(sound.name)}">🔊</button>${visual}</div>`
+    return `<div class="sound" data-controller="sound" data-action="messages:play->sound#play" data-sound-name-value="${escapeHtml(sound.name)}"><button type="button" class="btn btn--plain" data-action="sound#play" aria-label="Play ${escapeHtml(sound.name)}">🔊</button>${visual}</div>`
   }
 
   function presentation(message: MessageDisplay): { html: string; emoji: boolean } {

@@ -19,9 +19,7 @@ export async function audit(page: Page, state: string): Promise<Finding[]> {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme })
     const builder = new AxeBuilder({ page }).options({ resultTypes: ['violations'] })
-    const t0 = Date.now()
     const results = await (scheme === 'dark' ? builder.withRules('color-contrast') : builder).analyze()
-    console.log(`  ${scheme}: ${Date.now() - t0} ms`)
     for (const violation of results.violations) {
       findings.push({
         state,
