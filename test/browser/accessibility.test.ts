@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { audit, describeFindings, type Finding } from './support/axe.ts'
-import { chromiumAvailable, launchBrowser, openTab, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
+import { chromiumAvailable, launchBrowser, openTab, screenshot, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
 import { startCampfire, type Campfire } from './support/campfire.ts'
 import { photo } from './support/files.ts'
 
@@ -30,6 +30,15 @@ describe('accessibility of every page state, checked by axe-core', { skip: !chro
     states.push(state)
     findings.push(...(await audit(page, state)))
   }
+  // The pages whose colours this gate changed, saved light and dark to tmp/screenshots/a11y-*.png.
+  const shoot = async (page: Page, name: string) => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme })
+      await page.waitForTimeout(200)
+      await screenshot(page, `a11y-${name}-${colorScheme}`)
+    }
+    await page.emulateMedia({ colorScheme: 'light' })
+  }
 
   before(async () => {
     campfire = await startCampfire(t)
@@ -46,6 +55,7 @@ describe('accessibility of every page state, checked by axe-core', { skip: !chro
     const anonymous = await openTab(browser, campfire.baseUrl)
     await anonymous.page.goto('/session/new')
     await check(anonymous.page, 'sign-in')
+    await shoot(anonymous.page, 'sign-in')
     await anonymous.page.goto('/no-such-page')
     await check(anonymous.page, 'not found (404)')
     await anonymous.context.close()
@@ -72,13 +82,12 @@ describe('accessibility of every page state, checked by axe-core', { skip: !chro
     await kevin.page.getByRole('textbox', { name: 'Write a message' }).click()
     await kevin.page.keyboard.type('Thinking')
     await page.getByRole('status').filter({ hasText: 'is typing' }).waitFor()
-    await check(page, 'room, someone typing')
-
     // A screen reader hears both through polite live regions: the region's text changes when
     // Kevin types, and again when he posts.
     const typing = page.locator('.typing-indicator__author')
     assert.equal(await typing.getAttribute('aria-live'), 'polite')
     assert.equal(await typing.textContent(), 'Kevin McConnell is typing…')
+    await check(page, 'room, someone typing')
     const announcements = page.locator('#message_announcements')
     assert.equal(await announcements.getAttribute('aria-live'), 'polite')
     assert.equal(await announcements.textContent(), '')
@@ -91,6 +100,7 @@ describe('accessibility of every page state, checked by axe-core', { skip: !chro
     await page.locator('.message--me', { hasText: 'My own words' }).waitFor()
     await page.waitForTimeout(300)
     assert.equal(await announcements.textContent(), 'Kevin McConnell: Thinking it over')
+
 
     const last = page.locator('#message-area .messages > .message[data-message-id]').last()
     await last.locator('.message__options-btn').click()
@@ -140,24 +150,25 @@ describe('accessibility of every page state, checked by axe-core', { skip: !chro
   })
 
   test('searching, profiles, the account, bots, custom styles and room settings', async () => {
-    const visit = async (tab: Tab, path: string, state: string) => {
+    const visit = async (tab: Tab, path: string, state: string, picture?: string) => {
       await tab.page.goto(path)
       await check(tab.page, state)
+      if (picture) await shoot(tab.page, picture)
     }
     await visit(david, '/searches', 'search, empty')
     await visit(david, '/searches?q=coffee', 'search, results')
     await visit(david, '/searches?q=zebracorn', 'search, no match')
     await visit(david, '/users/me/profile', 'own profile')
     await visit(david, `/users/${campfire.labels['users.jason']}`, 'another’s profile')
-    await visit(david, '/account/edit', 'account, administrator')
+    await visit(david, '/account/edit', 'account, administrator', 'account')
     await visit(kevin, '/account/edit', 'account, member')
     await visit(david, '/account/bots', 'bots')
     await visit(david, '/account/bots/new', 'new bot')
     await visit(david, '/account/custom_styles/edit', 'custom styles')
-    await visit(david, `/rooms/opens/${campfire.labels['rooms.hq']}/edit`, 'room settings, open')
+    await visit(david, `/rooms/opens/${campfire.labels['rooms.hq']}/edit`, 'room settings, open', 'room-settings')
     await visit(david, `/rooms/closeds/${campfire.labels['rooms.watercooler']}/edit`, 'room settings, closed')
     await visit(david, '/rooms/closeds/new', 'new closed room')
-    await visit(david, '/rooms/directs/new', 'New Ping page')
+    await visit(david, '/rooms/directs/new', 'New Ping page', 'new-ping')
     await visit(kevin, `/rooms/closeds/${campfire.labels['rooms.watercooler']}/edit`, 'room settings, read only')
     await visit(david, `/rooms/${campfire.labels['rooms.david_and_jason']}`, 'a Ping')
   })

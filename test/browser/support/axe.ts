@@ -18,6 +18,11 @@ export async function audit(page: Page, state: string): Promise<Finding[]> {
   const findings: Finding[] = []
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme })
+    // Lazy frames (the sidebar) load and mark the current room after the page; colours change
+    // with a transition on buttons: measure them once all of that has settled.
+    await page.waitForFunction(`!document.querySelector('turbo-frame[busy], [aria-busy="true"]')`)
+    await page.waitForTimeout(150)
+    await page.waitForFunction("document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)")
     const builder = new AxeBuilder({ page }).options({ resultTypes: ['violations'] })
     const results = await (scheme === 'dark' ? builder.withRules('color-contrast') : builder).analyze()
     for (const violation of results.violations) {
