@@ -30,7 +30,7 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
   function renderMention(person: Person, sgid: string): string {
     // Inline (a span, with no white space of its own), so the mention stays inside its sentence:
     // upstream's div.mention inside a <p> makes the HTML parser close the paragraph there.
-    return `<span class="mention" sgid="${escapeHtml(sgid)}" data-user-id="${person.id}">${eta.render('/users/_avatar', { h: helpers, user: person }).trim()}${escapeHtml(person.name)}</span>`
+    return `<span class="mention" sgid="${escapeHtml(sgid)}" data-user-id="${person.id}">${eta.render('/users/_avatar', { h: helpers, user: person, decorative: true }).trim()}${escapeHtml(person.name)}</span>`
   }
 
   function textPresentation(message: MessageDisplay): string {
