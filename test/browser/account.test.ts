@@ -138,7 +138,7 @@ describe('the account page, in a real browser', { skip: !chromiumAvailable() && 
     assert.equal(await joined.page.getByRole('link', { name: 'Custom styles' }).count(), 0)
     assert.equal(await joined.page.locator('[name="account[name]"]').count(), 0)
     assert.equal(await joined.page.getByRole('button', { name: /^Delete / }).count(), 0)
-    await joined.page.locator('#account_users').getByText('Joined browser user', { exact: true }).waitFor()
+    await joined.page.locator('#account_users strong').getByText('Joined browser user', { exact: true }).waitFor()
     assert.deepEqual([...admin.problems, ...joined.problems], [])
   })
 
@@ -190,7 +190,7 @@ describe('the account page, in a real browser', { skip: !chromiumAvailable() && 
     await member.page.locator('#next_page_container').scrollIntoViewIfNeeded()
     await member.page.waitForFunction(`document.querySelectorAll('#account_users li.account-person').length === ${total}`)
     assert.equal(await member.page.locator('#next_page_container').count(), 0)
-    await people.last().getByText('Zz Person 519').waitFor()
+    await people.last().locator('strong', { hasText: 'Zz Person 519' }).waitFor()
     assert.deepEqual(member.problems, [])
   })
 })
