@@ -30,7 +30,7 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
   function renderMention(person: Person, sgid: string): string {
     // Inline (a span, with no white space of its own), so the mention stays inside its sentence:
     // upstream's div.mention inside a <p> makes the HTML parser close the paragraph there.
-    return `<span class="mention" sgid="${escapeHtml(sgid)}" data-user-id="${person.id}">${eta.render('/users/_avatar', { h: helpers, user: person }).trim()}${escapeHtml(person.name)}</span>`
+    return `<span class="mention" sgid="${escapeHtml(sgid)}" data-user-id="${person.id}">${eta.render('/users/_avatar', { h: helpers, user: person, decorative: true }).trim()}${escapeHtml(person.name)}</span>`
   }
 
   function textPresentation(message: MessageDisplay): string {
@@ -62,7 +62,7 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
       ? `<img src="${escapeHtml(deps.assetPath ? deps.assetPath(image) : `/${image}`)}" width="${sound.image.width}" height="${sound.image.height}" class="align--middle" alt="${escapeHtml(sound.name)}">`
       : escapeHtml(sound.text ?? '')
     // The audio is synthesized in the browser (public/js/models/sound_synth.ts) from the name.
-    return `<div class="sound" data-controller="sound" data-action="messages:play->sound#play" data-sound-name-value="${escapeHtml(sound.name)}"><button class="btn btn--plain" data-action="sound#play" aria-label="Play ${escapeHtml(sound.name)}">🔊</button>${visual}</div>`
+    return `<div class="sound" data-controller="sound" data-action="messages:play->sound#play" data-sound-name-value="${escapeHtml(sound.name)}"><button type="button" class="btn btn--plain" data-action="sound#play" aria-label="Play ${escapeHtml(sound.name)}">🔊</button>${visual}</div>`
   }
 
   function presentation(message: MessageDisplay): { html: string; emoji: boolean } {

@@ -126,7 +126,13 @@ export default class AutocompleteController extends Controller<HTMLElement> {
     if (template) {
       const pill = template.content.firstElementChild!.cloneNode(true) as HTMLElement
       pill.dataset.value = String(person.value)
-      pill.querySelector<HTMLImageElement>('[data-content="avatar"]')!.src = person.avatar_url
+      // The template holds a placeholder, not an <img> without a source: the picture goes in its place.
+      const placeholder = pill.querySelector<HTMLElement>('[data-content="avatar"]')!
+      const avatar = document.createElement('img')
+      avatar.className = placeholder.className
+      avatar.src = person.avatar_url
+      avatar.alt = ''
+      placeholder.replaceWith(avatar)
       pill.querySelector('[data-content="label"]')!.textContent = name
       pill.querySelector('[data-content="screenReaderLabel"]')!.textContent = name
       pill.querySelector<HTMLElement>('button')!.dataset.value = String(person.value)

@@ -2,12 +2,13 @@ import { Controller } from '@hotwired/stimulus'
 
 // The one <dialog class="lightbox"> in the layout: any link with data-lightbox opens its image
 // full size, with download and share (the share button is a web-share controller, given the
-// image's URL, so the file is fetched before the click that shares it).
+// image's URL, so the file is fetched before the click that shares it). The page carries no
+// <img> without a source and no download link without an address: the image is made when the
+// dialog opens and removed when it closes, and the link gets its href and download then.
 export default class LightboxController extends Controller<HTMLElement> {
-  static targets = ['dialog', 'image', 'download', 'share']
+  static targets = ['dialog', 'download', 'share']
   declare readonly dialogTarget: HTMLDialogElement
   declare readonly hasDialogTarget: boolean
-  declare readonly imageTarget: HTMLImageElement
   declare readonly downloadTarget: HTMLAnchorElement
   declare readonly shareTarget: HTMLButtonElement
 
@@ -21,8 +22,12 @@ export default class LightboxController extends Controller<HTMLElement> {
 
   open(url: string, filename = ''): void {
     if (!this.hasDialogTarget) return
-    this.imageTarget.src = url
-    this.imageTarget.alt = filename
+    this.dialogTarget.querySelector('.lightbox__image')?.remove()
+    const image = document.createElement('img')
+    image.className = 'lightbox__image'
+    image.src = url
+    image.alt = filename
+    this.dialogTarget.prepend(image)
     this.downloadTarget.href = url
     this.downloadTarget.download = filename
     this.shareTarget.dataset.webShareTitleValue = filename
@@ -32,7 +37,7 @@ export default class LightboxController extends Controller<HTMLElement> {
 
   close(): void {
     this.dialogTarget.close()
-    this.imageTarget.removeAttribute('src')
+    this.dialogTarget.querySelector('.lightbox__image')?.remove()
   }
 
   private clicked = (event: MouseEvent): void => {

@@ -5,6 +5,7 @@ import { ClientMessage } from '../models/client_message.ts'
 import { MessageFormatter } from '../models/message_formatter.ts'
 import { MessagePaginator } from '../models/message_paginator.ts'
 import { ScrollManager } from '../models/scroll_manager.ts'
+import { Current } from '../lib/current.ts'
 
 interface StreamRenderEvent extends CustomEvent {
   detail: { newStream: Element; render: (stream: Element) => Promise<void> }
@@ -14,7 +15,7 @@ interface StreamRenderEvent extends CustomEvent {
 // pending messages at once, scrolls along when the reader is at the bottom (or offers a jump to
 // the newest), keeps live appends in time order and plays /play sounds as they arrive.
 export default class MessagesController extends Controller<HTMLElement> {
-  static targets = ['messages', 'message', 'template', 'latest', 'body']
+  static targets = ['messages', 'message', 'template', 'latest', 'body', 'announcer']
   static classes = ['firstOfDay', 'formatted', 'me', 'mentioned', 'threaded']
   static values = { pageUrl: String, highlight: String }
 
@@ -22,6 +23,8 @@ export default class MessagesController extends Controller<HTMLElement> {
   declare readonly templateTarget: HTMLElement
   declare readonly latestTarget: HTMLButtonElement
   declare readonly hasLatestTarget: boolean
+  declare readonly announcerTarget: HTMLElement
+  declare readonly hasAnnouncerTarget: boolean
   declare readonly pageUrlValue: string
   declare readonly highlightValue: string
   declare readonly hasHighlightValue: boolean
@@ -86,6 +89,7 @@ export default class MessagesController extends Controller<HTMLElement> {
   beforeStreamRender(event: StreamRenderEvent): void {
     const stream = event.detail.newStream
     if (stream.getAttribute('target') !== this.messagesTarget.id) return
+    if (stream.getAttribute('action') === 'append') this.announce(stream)
     const render = event.detail.render
     if (!this.paginator.upToDate) {
       this.showLatestButton()
@@ -172,6 +176,21 @@ export default class MessagesController extends Controller<HTMLElement> {
       placed.push(message)
     }
     return placed
+  }
+
+  // Says who wrote what in the room's polite live region, for messages other people post (read
+  // from the stream itself, so it is said whether or not the reader is scrolled to the newest).
+  private announce(stream: Element): void {
+    if (!this.hasAnnouncerTarget) return
+    const messages = [...(stream.querySelector('template')?.content.querySelectorAll<HTMLElement>('.message[data-message-id]') ?? [])]
+    const said = messages
+      .filter((message) => Number(message.dataset.userId) !== Current.userId)
+      .map((message) => {
+        const author = message.querySelector('.message__author')?.textContent?.trim() ?? ''
+        const body = message.querySelector('[data-reply-target="body"]')?.textContent?.replace(/\s+/g, ' ').trim() || 'a file'
+        return `${author}: ${body}`
+      })
+    if (said.length > 0) this.announcerTarget.textContent = said.join('. ')
   }
 
   private scrolled = (): void => {

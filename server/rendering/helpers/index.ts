@@ -2,7 +2,7 @@ import type { RailsSigning } from '../../lib/rails/signing.ts'
 import { avatarPaths } from './avatars.ts'
 import { accountLogoPath, styleElementText } from './logos.ts'
 import { boostDomId, messageDomId, roomDomId, roomKey } from './dom.ts'
-import { epochMs, iso8601 } from './time.ts'
+import { epochMs, iso8601, longDate, shortTime } from './time.ts'
 import { translationsFor } from './translations.ts'
 import { isAllEmoji } from '../../models/rich-text/index.ts'
 import { latin1Html } from '../flat-string.ts'
@@ -33,10 +33,12 @@ export function createHelpers(signing: RailsSigning) {
     epochMs,
     iso8601,
     isAllEmoji,
+    longDate,
     reactions: REACTIONS_HTML,
     messageDomId,
     roomDomId,
     roomKey,
+    shortTime,
     signStreamName: (name: string) => signing.signStreamName(name),
     styleElementText,
     translations: translationsFor,

@@ -27,11 +27,12 @@ test('an administrator sees the account page with its name, logo, settings, nav 
   assert.match(html, /<link rel="icon" href="\/account\/logo\?size=small&amp;v=20260301120000000000" type="image\/png">/)
 })
 
-test('the people list puts administrators before the separator and members after it, and leaves bots out', async (t) => {
+test('the people list puts administrators before the first member, drawn with a rule above, and leaves bots out', async (t) => {
   const { app } = await buildTestApp(t)
   const html = (await get(app, await signIn(app, 'jz'), '/account/edit')).body
-  const frame = html.slice(html.indexOf('<turbo-frame id="account_users">'))
-  const divider = frame.indexOf('<hr class="separator full-width">')
+  const frame = html.slice(html.indexOf('<ul id="account_users"'))
+  const divider = frame.indexOf('account-person--first-member')
+  assert.equal(frame.split('account-person--first-member').length, 2, 'one first member')
   assert.ok(divider > 0)
   for (const name of [users.david.name, users.jason.name]) assert.ok(frame.indexOf(`<strong>${name}</strong>`) < divider, name)
   for (const name of [users.jz.name, users.kevin.name]) assert.ok(frame.indexOf(`<strong>${name}</strong>`) > divider, name)

@@ -128,32 +128,32 @@ test('a removed person leaves other sidebars, the account page and room member l
   assert.ok(!(await get(app, david, `/rooms/closeds/${rooms.watercooler.id}/edit`)).body.includes(users.kevin.name))
 })
 
-test('the account page lists 500 people and a lazy frame for the next page, which carries on without repeats', async (t) => {
+test('the account page lists 500 people and a list item holding a lazy frame for the next page, which carries on without repeats', async (t) => {
   const { app } = await buildTestApp(t)
   addPeople(app, 600)
   const cookie = await signIn(app, 'jz')
   const first = (await get(app, cookie, '/account/edit')).body
   assert.equal(listedIds(first).length, 500)
-  assert.match(first, /<turbo-frame id="next_page_container" loading="lazy" src="\/account\/users.turbo_stream\?page=2" class="flex center">/)
+  assert.match(first, /<li id="next_page_container" class="account-people__more"><turbo-frame id="next_page" loading="lazy" src="\/account\/users.turbo_stream\?page=2" class="flex center">/)
   const next = await get(app, cookie, '/account/users.turbo_stream?page=2')
   assert.equal(next.statusCode, 200)
   assert.equal(next.headers['content-type'], TURBO_STREAM_TYPE)
   assert.match(next.body, /^<turbo-stream action="replace" target="next_page_container"><template>/)
   assert.ok(!next.body.includes('action="append"'), 'page 2 is the last one')
-  assert.ok(!next.body.includes('next_page_container" loading'), 'and brings no further frame')
+  assert.ok(!next.body.includes('id="next_page_container"'), 'and brings no further frame')
   const all = [...listedIds(first), ...listedIds(next.body)]
   assert.equal(new Set(all).size, all.length, 'no one twice')
   const everyone = app.store.read((m) => m.db.prepare('SELECT id FROM users WHERE role != 2 AND status = 0').pluck().all()) as number[]
   assert.deepEqual([...all].sort((a, b) => a - b), everyone.sort((a, b) => a - b))
 })
 
-test('a middle page replaces its frame and appends the frame for the page after it', async (t) => {
+test('a middle page replaces its frame’s list item and appends the item for the page after it', async (t) => {
   const { app } = await buildTestApp(t)
   addPeople(app, 1100)
   const response = await get(app, await signIn(app, 'jz'), '/account/users?page=2', { accept: 'text/vnd.turbo-stream.html, text/html' })
   assert.equal(response.statusCode, 200)
   assert.equal(listedIds(response.body).length, 500)
-  assert.match(response.body, /<turbo-stream action="append" target="account_users"><template>\s*<turbo-frame id="next_page_container" loading="lazy" src="\/account\/users.turbo_stream\?page=3"/)
+  assert.match(response.body, /<turbo-stream action="append" target="account_users"><template>\s*<li id="next_page_container" class="account-people__more"><turbo-frame id="next_page" loading="lazy" src="\/account\/users.turbo_stream\?page=3"/)
   const beyond = await get(app, await signIn(app, 'jz'), '/account/users.turbo_stream?page=9')
   assert.equal(beyond.statusCode, 200)
   assert.equal(listedIds(beyond.body).length, 0)
