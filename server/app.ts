@@ -47,6 +47,8 @@ export interface AppOptions {
   email?: Omit<EmailOptions, 'config' | 'workerId'>
   // This app is worker N of a cluster (WEB_CONCURRENCY > 1, server/cluster/).
   workerId?: number
+  // A folder of compiled piscina workers to run instead of the sources (tests: workerSource).
+  compiledWorkers?: string
 }
 
 // Whatever logger is asked for, request URLs are logged without the secrets some carry.
@@ -81,10 +83,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(compression)
   await app.register(cookie)
   await app.register(body)
-  await app.register(database, { config, bootedByPrimary: options.workerId !== undefined })
+  await app.register(database, { config, bootedByPrimary: options.workerId !== undefined, compiledWorkers: options.compiledWorkers })
   await app.register(diskSpace, { config })
   await app.register(security, { config })
-  await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost })
+  await app.register(passwords, { threads: config.passwordWorkers, cost: options.passwordCost, compiledWorkers: options.compiledWorkers })
   await app.register(video, { config })
   await app.register(auth, { config })
   await app.register(oidc, { config, test: options.oidc })

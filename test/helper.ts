@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../server/config.ts'
 import { RateLimit } from '../server/lib/rate-limit.ts'
 import { loadFixtures, PASSWORD, users, type UserName } from './fixtures.ts'
 import { decodeStrictly } from './support/encodings.ts'
+import { compiledWorkers } from './support/compiled-server.ts'
 
 export const SECRET_KEY_BASE = 'a'.repeat(64) + 'b'.repeat(64)
 
@@ -34,7 +35,7 @@ export async function buildTestApp(t: TestContext, options: { fixtures?: boolean
   const storage = tempStorage(t)
   const config = testConfig(storage, options.env)
   const signInLimit = new RateLimit(10, 3 * 60 * 1000)
-  const app = await buildApp({ config, logger: options.logger ?? false, passwordCost: 4, signInLimit })
+  const app = await buildApp({ config, logger: options.logger ?? false, passwordCost: 4, compiledWorkers: await compiledWorkers(), signInLimit })
   t.after(() => app.close())
   if (options.fixtures !== false) app.store.writeNow((m) => loadFixtures(m.db))
   await app.ready()

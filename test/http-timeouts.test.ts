@@ -3,11 +3,12 @@ import assert from 'node:assert/strict'
 import { connect, type Socket } from 'node:net'
 import { buildApp } from '../server/app.ts'
 import { tempStorage, testConfig } from './helper.ts'
+import { compiledWorkers } from './support/compiled-server.ts'
 
 // A real server on a free port with short limits: headers 1 s, request 2 s, idle keep-alive 1 s.
 async function listening(t: TestContext): Promise<number> {
   const config = testConfig(tempStorage(t), { HTTP_HEADERS_TIMEOUT: '1', HTTP_REQUEST_TIMEOUT: '2', HTTP_KEEP_ALIVE_TIMEOUT: '1' })
-  const app = await buildApp({ config, logger: false, passwordCost: 4 })
+  const app = await buildApp({ config, logger: false, passwordCost: 4, compiledWorkers: await compiledWorkers() })
   t.after(() => app.close())
   await app.listen({ port: 0, host: '127.0.0.1' })
   return (app.server.address() as { port: number }).port

@@ -1,13 +1,12 @@
 // Compiles the server for `npm start`: server/main.ts, each piscina worker and each admin script
 // (server/admin/*.ts, as dist/admin/<name>.js) become plain JavaScript files in dist/ (packages
 // stay in node_modules), so production runs on node alone, without the TypeScript loader and the
-// memory it holds. Tests and `npm run dev` run the TypeScript sources directly.
+// memory it holds. `npm run dev` runs the TypeScript sources directly; the tests that start a
+// server process run this same bundle, compiled into tmp/test-server/ (test/support/compiled-server.ts).
 import { build, type Plugin } from 'esbuild'
 import { readdirSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import { projectPath } from '../lib/paths.ts'
-
-const workers = readdirSync(projectPath('server', 'workers')).filter((file) => file.endsWith('.ts'))
-const adminScripts = readdirSync(projectPath('server', 'admin')).filter((file) => file.endsWith('.ts'))
 
 const BUNDLED = ['@redis/client', 'fastify', 'avvio', 'find-my-way', 'pino', 'light-my-request', '@fastify/', 'ajv', 'fast-json-stringify', 'eta', 'qs', 'lru-cache', 'parse5', 'uqr', 'fastify-plugin', 'ws', 'duplexify', 'readable-stream']
 
@@ -24,26 +23,35 @@ function externalPackagesExcept(bundled: string[]): Plugin {
   }
 }
 
-const started = performance.now()
-await build({
-  entryPoints: [
-    { in: projectPath('server', 'main.ts'), out: 'main' },
-    // The container image's command, which runs dist/main.js after it (server/container.ts).
-    { in: projectPath('server', 'container.ts'), out: 'container' },
-    ...workers.map((file) => ({ in: projectPath('server', 'workers', file), out: `workers/${file.replace(/\.ts$/, '')}` })),
-    ...adminScripts.map((file) => ({ in: projectPath('server', 'admin', file), out: `admin/${file.replace(/\.ts$/, '')}` })),
-  ],
-  outdir: projectPath('dist'),
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  // Packages stay in node_modules, but for these pure-JavaScript ones, bundled in: each is
-  // hundreds of small modules, whose resolving and loading was most of a worker's boot.
-  plugins: [externalPackagesExcept(BUNDLED)],
-  // The bundled CommonJS packages require the external ones.
-  banner: { js: "import { createRequire as __campfireRequire } from 'node:module'; const require = __campfireRequire(import.meta.url);" },
-  sourcemap: true,
-  logLevel: 'warning',
-})
-console.log(`compiled the server into dist/ in ${Math.round(performance.now() - started)} ms`)
+// Compiles the server into `outdir` (dist/ for `npm start`); without the admin scripts when told.
+export async function compileServer(outdir: string, options: { admin?: boolean } = {}): Promise<void> {
+  const workers = readdirSync(projectPath('server', 'workers')).filter((file) => file.endsWith('.ts'))
+  const adminScripts = options.admin === false ? [] : readdirSync(projectPath('server', 'admin')).filter((file) => file.endsWith('.ts'))
+  await build({
+    entryPoints: [
+      { in: projectPath('server', 'main.ts'), out: 'main' },
+      // The container image's command, which runs dist/main.js after it (server/container.ts).
+      { in: projectPath('server', 'container.ts'), out: 'container' },
+      ...workers.map((file) => ({ in: projectPath('server', 'workers', file), out: `workers/${file.replace(/\.ts$/, '')}` })),
+      ...adminScripts.map((file) => ({ in: projectPath('server', 'admin', file), out: `admin/${file.replace(/\.ts$/, '')}` })),
+    ],
+    outdir,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // Packages stay in node_modules, but for these pure-JavaScript ones, bundled in: each is
+    // hundreds of small modules, whose resolving and loading was most of a worker's boot.
+    plugins: [externalPackagesExcept(BUNDLED)],
+    // The bundled CommonJS packages require the external ones.
+    banner: { js: "import { createRequire as __campfireRequire } from 'node:module'; const require = __campfireRequire(import.meta.url);" },
+    sourcemap: true,
+    logLevel: 'warning',
+  })
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const started = performance.now()
+  await compileServer(projectPath('dist'))
+  console.log(`compiled the server into dist/ in ${Math.round(performance.now() - started)} ms`)
+}

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 // Where the project's folders are, whether the server runs from its TypeScript sources
@@ -20,8 +20,22 @@ export function projectPath(...parts: string[]): string {
   return join(ROOT, ...parts)
 }
 
-// A piscina worker's file: server/workers/<name>.ts from sources, dist/workers/<name>.js compiled.
+// The compiled bundle's folder (dist/ for `npm start`), found from whichever of its files runs:
+// main.js and container.js sit in it, the admin scripts and workers one folder down.
+const BUNDLE = ['admin', 'workers'].includes(basename(HERE)) ? dirname(HERE) : HERE
+
+// A piscina worker's file: server/workers/<name>.ts from sources; compiled, workers/<name>.js in
+// the bundle that runs (dist/, or the copy the tests compile into tmp/test-server/).
 export function workerUrl(name: string): string {
-  const file = COMPILED ? projectPath('dist', 'workers', `${name}.js`) : projectPath('server', 'workers', `${name}.ts`)
+  const file = COMPILED ? join(BUNDLE, 'workers', `${name}.js`) : projectPath('server', 'workers', `${name}.ts`)
   return pathToFileURL(file).href
+}
+
+// A piscina pool's worker file and node flags: workerUrl's, or, given a folder of compiled
+// workers (the tests running the sources hand in one: test/support/compiled-server.ts), its
+// <name>.js on a thread that starts without the process's flags, so without the TypeScript
+// loader, whose start in every thread cost more than the work the tests give it.
+export function workerSource(name: string, compiledWorkers?: string): { filename: string; execArgv?: string[] } {
+  if (compiledWorkers === undefined) return { filename: workerUrl(name) }
+  return { filename: pathToFileURL(join(compiledWorkers, `${name}.js`)).href, execArgv: [] }
 }

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
-import { projectPath, workerUrl } from '../lib/paths.ts'
+import { projectPath, workerSource } from '../lib/paths.ts'
 import type { Config } from '../config.ts'
 import { workerConnectionsFor } from '../models/membership/worker-connections.ts'
 import { Store } from '../models/store.ts'
@@ -21,6 +21,8 @@ export interface DatabaseOptions {
   checkpointIntervalMs?: number
   // A cluster's worker (server/cluster/): its primary booted the file and checkpoints the WAL.
   bootedByPrimary?: boolean
+  // Compiled workers for the checkpointer's thread (tests: workerSource).
+  compiledWorkers?: string
 }
 
 export interface BootLog {
@@ -50,9 +52,9 @@ export interface Checkpointer {
 // Keeps the WAL bounded from its own thread, one per database file in use. While the disk is
 // below its reserve (minFreeBytes) every checkpoint truncates the WAL; a failed checkpoint (a
 // full disk) is warned about once a minute, and the next one truncates.
-export function startCheckpointer(path: string, log: BootLog, intervalMs = 1000, minFreeBytes = 0): Checkpointer {
+export function startCheckpointer(path: string, log: BootLog, intervalMs = 1000, minFreeBytes = 0, compiledWorkers?: string): Checkpointer {
   const checkpointer = new Piscina({
-    filename: workerUrl('checkpointer'),
+    ...workerSource('checkpointer', compiledWorkers),
     minThreads: 1,
     maxThreads: 1,
     idleTimeout: Number.POSITIVE_INFINITY,
@@ -91,7 +93,7 @@ export default fp(
     const store = openStore(options.config, app.log, boot)
     app.decorate('store', store)
     // Litestream checkpoints when it runs (it must copy the WAL before a checkpoint resets it).
-    const checkpointer = boot && !options.config.litestreamReplicaUrl ? startCheckpointer(options.config.databasePath, app.log, options.checkpointIntervalMs, options.config.minFreeBytes) : null
+    const checkpointer = boot && !options.config.litestreamReplicaUrl ? startCheckpointer(options.config.databasePath, app.log, options.checkpointIntervalMs, options.config.minFreeBytes, options.compiledWorkers) : null
 
     app.addHook('onClose', async () => {
       store.writer.drain()

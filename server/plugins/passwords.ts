@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
-import { workerUrl } from '../lib/paths.ts'
+import { workerSource } from '../lib/paths.ts'
 import type { PasswordTask } from '../workers/password.ts'
 
 export interface Passwords {
@@ -17,9 +17,9 @@ declare module 'fastify' {
 // bcrypt runs on worker threads; the queue is bounded so a flood of sign-ins waits or is
 // refused instead of growing without limit.
 export default fp(
-  async function passwords(app, options: { threads: number; cost?: number }) {
+  async function passwords(app, options: { threads: number; cost?: number; compiledWorkers?: string }) {
     const pool = new Piscina({
-      filename: workerUrl('password'),
+      ...workerSource('password', options.compiledWorkers),
       minThreads: 0,
       idleTimeout: 60_000,
       maxThreads: Math.max(1, options.threads),

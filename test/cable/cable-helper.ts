@@ -8,6 +8,7 @@ import { globalIdParam } from '../../server/lib/rails/signing.ts'
 import type { CableOptions } from '../../server/plugins/cable.ts'
 import { loadFixtures, rooms, type RoomName, type UserName } from '../fixtures.ts'
 import { signIn, tempStorage, testConfig } from '../helper.ts'
+import { compiledWorkers } from '../support/compiled-server.ts'
 
 type Scope = { after: (fn: () => unknown) => void }
 
@@ -23,7 +24,7 @@ export interface CableApp {
 // clients can connect; pass a test for an app of its own, or the file's `after` to share one.
 export async function startCableApp(scope: Scope, options: CableOptions = {}): Promise<CableApp> {
   const config = testConfig(tempStorage(scope))
-  const app = await buildApp({ config, logger: false, passwordCost: 4, signInLimit: new RateLimit(1000, 60_000), cable: options })
+  const app = await buildApp({ config, logger: false, passwordCost: 4, compiledWorkers: await compiledWorkers(), signInLimit: new RateLimit(1000, 60_000), cable: options })
   scope.after(() => app.close())
   app.store.writeNow((m) => loadFixtures(m.db))
   await app.listen({ port: 0, host: '127.0.0.1' })

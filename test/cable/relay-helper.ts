@@ -5,6 +5,7 @@ import { RateLimit } from '../../server/lib/rate-limit.ts'
 import { loadFixtures, type UserName } from '../fixtures.ts'
 import { signIn, tempStorage, testConfig } from '../helper.ts'
 import type { CableApp } from './cable-helper.ts'
+import { compiledWorkers } from '../support/compiled-server.ts'
 
 export interface RelayedAppsOptions {
   count?: number
@@ -23,7 +24,7 @@ export async function startRelayedApps(t: TestContext, redisUrl: string, options
   const apps: CableApp[] = []
   for (let index = 0; index < (options.count ?? 2); index++) {
     const signInLimit = options.signInLimit === 'shared' ? undefined : new RateLimit(1000, 60_000)
-    const app = await buildApp({ config, logger: options.logger?.(index) ?? false, passwordCost: 4, signInLimit })
+    const app = await buildApp({ config, logger: options.logger?.(index) ?? false, passwordCost: 4, compiledWorkers: await compiledWorkers(), signInLimit })
     t.after(() => app.close())
     if (index === 0) app.store.writeNow((m) => loadFixtures(m.db))
     await app.listen({ port: 0, host: '127.0.0.1' })

@@ -11,6 +11,7 @@ import { Store } from '../../server/models/store.ts'
 import { UnknownSchemaError } from '../../server/models/upstream-eras.ts'
 import { SECRET_KEY_BASE, tempStorage, testConfig } from '../helper.ts'
 import { freePort } from '../support/ports.ts'
+import { compiledWorkers } from '../support/compiled-server.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const MIGRATIONS = join(ROOT, 'migrations')
@@ -39,7 +40,7 @@ async function bootOn(t: TestContext, era: string) {
   const config = testConfig(storage)
   eraDatabase(config.databasePath, era)
   const before = counts(config.databasePath)
-  const app = await buildApp({ config, logger: false, passwordCost: 4 })
+  const app = await buildApp({ config, logger: false, passwordCost: 4, compiledWorkers: await compiledWorkers() })
   t.after(() => app.close())
   await app.ready()
   return { app, config, before }

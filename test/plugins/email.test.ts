@@ -5,6 +5,7 @@ import { inject, sameOrigin } from '../helper.ts'
 import { multipart } from '../support/multipart.ts'
 import { connect, identifiers } from '../cable/cable-helper.ts'
 import { DELAY_MS, fetchAs, header, MAIL_FROM, recipients, startEmailApp } from './email/support.ts'
+import { compiledWorkers } from '../support/compiled-server.ts'
 
 test('someone mentioned while away gets exactly one email after the delay, whose permalink opens the message for them', async (t) => {
   const e = await startEmailApp(t)
@@ -250,7 +251,7 @@ test('one process sends, and under WEB_CONCURRENCY only worker 1 does', async (t
   const config = testConfig(tempStorage(t), { SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'campfire@example.com' })
   // One process (which migrates the file, as a cluster's primary would), then the workers.
   for (const [workerId, sending] of [[undefined, true], [1, true], [2, false], [3, false]] as const) {
-    const app = await buildApp({ config, logger: false, passwordCost: 4, workerId })
+    const app = await buildApp({ config, logger: false, passwordCost: 4, compiledWorkers: await compiledWorkers(), workerId })
     t.after(() => app.close())
     await app.ready()
     assert.equal(app.email.enabled, true)

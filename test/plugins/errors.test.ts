@@ -5,13 +5,14 @@ import { buildApp } from '../../server/app.ts'
 import { RateLimit } from '../../server/lib/rate-limit.ts'
 import { buildTestApp, inject, sameOrigin, signIn, tempStorage, testConfig } from '../helper.ts'
 import { loadFixtures } from '../fixtures.ts'
+import { compiledWorkers } from '../support/compiled-server.ts'
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', ...sameOrigin }
 
 // The fixture app plus a few routes of our own: a protected route for every unsafe verb and
 // one that throws, so the error handler can be seen answering for them.
 async function buildAppWithProbeRoutes(t: TestContext): Promise<FastifyInstance> {
-  const app = await buildApp({ config: testConfig(tempStorage(t)), logger: false, passwordCost: 4, signInLimit: new RateLimit(10, 60_000) })
+  const app = await buildApp({ config: testConfig(tempStorage(t)), logger: false, passwordCost: 4, compiledWorkers: await compiledWorkers(), signInLimit: new RateLimit(10, 60_000) })
   t.after(() => app.close())
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
     app.route({ method, url: '/probe/protected', handler: async () => ({ ok: true }) })

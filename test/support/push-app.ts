@@ -7,6 +7,7 @@ import { loadFixtures, type UserName } from '../fixtures.ts'
 import { capturedLog, inject, sameOrigin, signIn, tempStorage, testConfig, type CapturedLog } from '../helper.ts'
 import { vapidKeys, type BrowserSubscription, type PushService } from './push-service.ts'
 import { post as postMessage } from '../routes/messages/support.ts'
+import { compiledWorkers } from './compiled-server.ts'
 
 // An app with the fixture cast and VAPID keys that delivers Web Push to the test's own push
 // service on loopback (trusting its certificate), its log kept; and what the push tests do with it.
@@ -35,7 +36,7 @@ export async function startPushApp(
   const app = await buildApp({
     config: testConfig(tempStorage(t), env),
     logger: { level: 'debug', stream: log.stream },
-    passwordCost: 4,
+    passwordCost: 4, compiledWorkers: await compiledWorkers(),
     signInLimit: new RateLimit(1000, 60_000),
     webPush: { ...loopback, ca: options.service?.ca, ...options.webPush },
   })

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { compiledServer } from './compiled-server.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -9,15 +10,17 @@ export interface ServerProcess {
   output: () => string
 }
 
-// Starts `server/main.ts` as a real child process on a free port and waits for it to listen.
-export function startServer(env: Record<string, string>, cwd = ROOT, command: string[] = ['node', '--import', 'tsx', 'server/main.ts']): Promise<ServerProcess> {
+// Starts the server as a real child process on a free port and waits for it to listen: by
+// default as `npm start` runs it, compiled from today's sources (compiledServer), with its flags.
+export async function startServer(env: Record<string, string>, cwd = ROOT, command?: string[]): Promise<ServerProcess> {
+  command ??= ['node', '--enable-source-maps', '--max-semi-space-size=8', await compiledServer()]
   const child = spawn(command[0]!, command.slice(1), {
     cwd,
     env: { ...process.env, HTTP_PORT: '0', HTTP_BIND: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''
-  return new Promise((resolve, reject) => {
+  return new Promise<ServerProcess>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 60_000)
     const onData = (chunk: Buffer) => {
       log += chunk.toString()

@@ -10,6 +10,7 @@ import { loadFixtures, type UserName } from '../fixtures.ts'
 import { capturedLog, signIn, tempStorage, testConfig, type CapturedLog } from '../helper.ts'
 import type { CableApp } from '../cable/cable-helper.ts'
 import { post as postMessage } from '../routes/messages/support.ts'
+import { compiledWorkers } from './compiled-server.ts'
 
 // An app with the fixture cast and its webhook options, listening on loopback (for real
 // sockets), its log kept; and the few things the webhook tests do with it.
@@ -40,7 +41,7 @@ export async function startWebhookApp(t: TestContext, options: { webhooks?: Webh
   const log = capturedLog()
   const config = testConfig(tempStorage(t), options.env)
   const app = await buildApp({
-    config, logger: { level: 'info', stream: log.stream }, passwordCost: 4, signInLimit: new RateLimit(1000, 60_000), webhooks: options.webhooks,
+    config, logger: { level: 'info', stream: log.stream }, passwordCost: 4, compiledWorkers: await compiledWorkers(), signInLimit: new RateLimit(1000, 60_000), webhooks: options.webhooks,
   })
   t.after(() => app.close())
   app.store.writeNow((m) => loadFixtures(m.db))

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { after } from 'node:test'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { CHROMIUM_PATH, ensureChromium } from '../../../server/build/chromium.ts'
 import { ROOT } from '../../support/server-process.ts'
@@ -15,9 +16,22 @@ export function chromiumAvailable(): boolean {
   return ensureChromium()
 }
 
+// One Chromium per test file: launched when a test first asks for it, closed once the file's
+// tests are done. What a test opens in it (contexts, with their cookies, storage, pages and
+// sockets: openTab) is closed when that test ends, so nothing one test leaves reaches the next.
+// A Chromium that failed to start or has gone is launched again for the next test.
+let shared: Promise<Browser> | null = null
+after(async () => {
+  await (await shared?.catch(() => null))?.close()
+})
+
 export async function launchBrowser(t: { after: (fn: () => Promise<void>) => void }): Promise<Browser> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, headless: true })
-  t.after(() => browser.close())
+  const running = await shared?.catch(() => null)
+  if (!running?.isConnected()) shared = chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, headless: true })
+  const browser = await shared!
+  t.after(async () => {
+    await Promise.all(browser.contexts().map((context) => context.close()))
+  })
   return browser
 }
 

@@ -8,6 +8,7 @@ import { loadFixtures, type UserName } from '../../fixtures.ts'
 import { capturedLog, signIn, testConfig, tempStorage, type CapturedLog } from '../../helper.ts'
 import { startSmtpInbox, type SmtpInbox } from '../../support/smtp-inbox.ts'
 import { POST_HEADERS } from '../../routes/messages/support.ts'
+import { compiledWorkers } from '../../support/compiled-server.ts'
 
 export const DELAY_MS = 400
 export const MAIL_FROM = 'Campfire <campfire@example.com>'
@@ -36,7 +37,7 @@ export async function startEmailApp(t: TestContext, options: { storage?: string;
   const app = await buildApp({
     config,
     logger: { level: 'info', stream: log.stream },
-    passwordCost: 4,
+    passwordCost: 4, compiledWorkers: await compiledWorkers(),
     signInLimit: new RateLimit(1000, 60_000),
     email: { pollMs: 20, retryBaseMs: 100, timeoutMs: 2000, ...options.email },
   })

@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT } from '../../server/lib/paths.ts'
+
+// A short digest of every file under the given project paths (folders walked whole), names and
+// contents: what tmp/ caches built from the sources are keyed on, so an edit means a new copy.
+export function sourceDigest(paths: string[], extra = ''): string {
+  const hash = createHash('sha256').update(extra).update('\0')
+  for (const path of paths) {
+    const full = join(ROOT, path)
+    const files = statSync(full).isDirectory()
+      ? readdirSync(full, { recursive: true, withFileTypes: true })
+          .filter((entry) => entry.isFile())
+          .map((entry) => join(entry.parentPath, entry.name))
+          .sort()
+      : [full]
+    for (const file of files) hash.update(file).update('\0').update(readFileSync(file)).update('\0')
+  }
+  return hash.digest('hex').slice(0, 16)
+}
+
+// Removes what such a cache holds for sources edited since (untouched for a day).
+export function pruneOlderThanADay(parent: string): void {
+  for (const name of readdirSync(parent)) {
+    const path = join(parent, name)
+    if (Date.now() - statSync(path).mtimeMs > 24 * 3600_000) rmSync(path, { recursive: true, force: true })
+  }
+}
