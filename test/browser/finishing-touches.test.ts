@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { chromiumAvailable, DESKTOP, launchBrowser, openTab, PHONE, screenshot, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
-import { startCampfire, type Campfire } from './support/campfire.ts'
+import { chromiumAvailable, DESKTOP, openTab, PHONE, screenshot, sendMessage, waitUntilLive, type Tab } from './support/browser.ts'
+import type { Campfire } from './support/campfire.ts'
+import { signedInTabs } from './support/signed-in.ts'
 
 // The page's own globals, for the callbacks run inside it (the tests are typed without the DOM library).
 declare const document: any, NodeFilter: any
@@ -14,24 +15,14 @@ type DOMRect = any
 // The smaller things a new person notices: the error page, our accent where the browser's blue
 // was, a touch target on a phone, a new room, a long name on a phone, and Tab stops in forms.
 describe('the finishing touches', { skip: !chromiumAvailable() && 'chromium is not installed' }, () => {
+  const people = signedInTabs(['david@37signals.com', 'kevin@37signals.com'])
   let campfire: Campfire
   let browser: Browser
   let david: Tab
   let kevin: Tab
-  const cleanups: (() => Promise<void> | void)[] = []
-
-  before(async () => {
-    const t = { after: (fn: () => Promise<void> | void) => void cleanups.push(fn) }
-    campfire = await startCampfire(t)
-    browser = await launchBrowser(t)
-    david = await openTab(browser, campfire.baseUrl)
-    kevin = await openTab(browser, campfire.baseUrl)
-    await signIn(david, 'david@37signals.com')
-    await signIn(kevin, 'kevin@37signals.com')
-  })
-
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup()
+  before(() => {
+    ;({ campfire, browser } = people)
+    ;[david, kevin] = people.tabs as [Tab, Tab]
   })
 
   // A colour as the page computes it from our palette's custom property.

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import type { Browser, Locator, Page } from 'playwright-core'
-import { chromiumAvailable, DESKTOP, launchBrowser, openTab, PHONE, screenshot, signIn, type Tab } from './support/browser.ts'
-import { startCampfire, type Campfire } from './support/campfire.ts'
+import { chromiumAvailable, DESKTOP, openTab, PHONE, screenshot, type Tab } from './support/browser.ts'
+import type { Campfire } from './support/campfire.ts'
+import { signedInTabs } from './support/signed-in.ts'
 
 // The page's own globals, for the callbacks run inside it (the tests are typed without the DOM library).
 declare const document: any, NodeFilter: any
@@ -14,24 +15,14 @@ type DOMRect = any
 // The Ping strip at the top of the sidebar and the search page, as David and Lonely Lou (who has
 // pinged nobody, so everyone is a placeholder) see them.
 describe('the Ping strip and search', { skip: !chromiumAvailable() && 'chromium is not installed' }, () => {
+  const people = signedInTabs(['david@37signals.com', 'lou@example.com'])
   let campfire: Campfire
   let browser: Browser
   let david: Tab
   let lou: Tab
-  const cleanups: (() => Promise<void> | void)[] = []
-
-  before(async () => {
-    const t = { after: (fn: () => Promise<void> | void) => void cleanups.push(fn) }
-    campfire = await startCampfire(t)
-    browser = await launchBrowser(t)
-    david = await openTab(browser, campfire.baseUrl)
-    lou = await openTab(browser, campfire.baseUrl)
-    await signIn(david, 'david@37signals.com')
-    await signIn(lou, 'lou@example.com')
-  })
-
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup()
+  before(() => {
+    ;({ campfire, browser } = people)
+    ;[david, lou] = people.tabs as [Tab, Tab]
   })
 
   // Where the words of a tile's label are drawn (the screen-reader words left out).
