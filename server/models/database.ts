@@ -4,7 +4,9 @@ import { dirname, join } from 'node:path'
 import { restoreMissingTriggers } from './triggers.ts'
 import { pendingSteps, upgradeUpstream } from './upstream-eras.ts'
 
-export type Connection = BetterSqlite3.Database
+import type { Connection, Migration } from './connection.ts'
+
+export type { Connection, Migration } from './connection.ts'
 
 export interface OpenOptions {
   readonly?: boolean
@@ -34,12 +36,6 @@ export function openConnection(path: string, options: OpenOptions = {}): Connect
   db.pragma('journal_size_limit = 67108864')
   db.pragma('wal_autocheckpoint = 16384')
   return db
-}
-
-export interface Migration {
-  version: number
-  name: string
-  sql: string
 }
 
 export function readMigrations(dir: string): Migration[] {

@@ -1,4 +1,4 @@
-import type { Connection, Migration } from './database.ts'
+import type { Connection, Migration } from './connection.ts'
 
 // Our migrations put triggers on Rails' tables (003-cache-versions.sql and after) so that every
 // writer moves the cache versions. SQLite drops a table's triggers with the table, and a Rails

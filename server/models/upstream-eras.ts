@@ -1,4 +1,4 @@
-import type { Connection } from './database.ts'
+import type { Connection } from './connection.ts'
 
 // Where a database that upstream Rails made stands, read from its schema_migrations, and the
 // steps of our own that bring an older one to upstream's current schema (db/schema.rb version
