@@ -22,7 +22,8 @@ export async function audit(page: Page, state: string): Promise<Finding[]> {
     // with a transition on buttons: measure them once all of that has settled.
     await page.waitForFunction(`!document.querySelector('turbo-frame[busy], [aria-busy="true"]')`)
     await page.waitForTimeout(150)
-    await page.waitForFunction("document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)")
+    // Scroll-driven animations (the Ping strip's fade) run for as long as the page is open.
+    await page.waitForFunction("document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity || !(a.timeline instanceof DocumentTimeline))")
     const builder = new AxeBuilder({ page }).options({ resultTypes: ['violations'] })
     const results = await (scheme === 'dark' ? builder.withRules('color-contrast') : builder).analyze()
     for (const violation of results.violations) {
