@@ -43,6 +43,8 @@ describe('the Ping strip and search', { skip: !chromiumAvailable() && 'chromium 
     await lou.page.goto('/searches')
     const tiles = lou.page.locator('#sidebar .directs .direct')
     await tiles.first().waitFor()
+    // The sidebar's frames settle first: a tile replaced while it is read has no style.
+    await lou.page.waitForFunction("!document.querySelector('turbo-frame[busy], turbo-frame[aria-busy]')")
     const labels = await Promise.all((await tiles.all()).map(labelText))
     const names = labels.map((label) => label.text.replace(/^(New|Start a ping with|Ping with) /, ''))
     assert.ok(names.includes('Jason F.') && names.includes('Jason Z.'), `Jason Fried and Jason Zimdars apart: ${names.join(', ')}`)
