@@ -80,7 +80,7 @@ test('GET /rooms/directs/new renders the ping picker inside the direct_rooms_con
   assert.equal(response.statusCode, 200)
   assert.match(response.body, /<turbo-frame id="direct_rooms_control" target="_top">/)
   assert.match(response.body, /<form class="directs__form flex gap flex-item-grow" data-controller="form" data-action="keydown.esc->form#cancel" action="\/rooms\/directs" accept-charset="UTF-8" method="post">/)
-  assert.match(response.body, /<select name="user_ids\[\]" data-autocomplete-target="select" data-template-id="autocompletable-user" multiple="true" hidden required aria-hidden="true" tabindex="-1"><\/select>/)
+  assert.match(response.body, /<select name="user_ids\[\]" data-autocomplete-target="select" data-template-id="autocompletable-user" multiple hidden required aria-hidden="true" tabindex="-1"><\/select>/)
   assert.match(response.body, /<template id="autocompletable-user">/)
   assert.match(response.body, /data-autocomplete-url-value="\/autocompletable\/users"/)
   assert.match(response.body, /<span class="for-screen-reader">Start Ping<\/span>/)
