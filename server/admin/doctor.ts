@@ -3,9 +3,8 @@
 // left in files/tmp). With --fix it removes them: the blobs a batch per transaction, then their
 // files, then the stray files. The server need not be stopped (it purges unattached blobs itself).
 import { existsSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
 import { storageLocation } from '../config.ts'
-import { blobPath } from '../lib/files.ts'
+import { removeBlobFiles, removeFiles } from '../lib/files.ts'
 import { strayFiles } from '../lib/stored-files.ts'
 import { blobs } from '../models/blob.ts'
 import { openConnection } from '../models/database.ts'
@@ -40,11 +39,11 @@ if (values.fix) {
   let purged = 0
   for (;;) {
     const batch = db.transaction(() => files.purgeUnattached(50)).immediate()
-    await Promise.all(batch.keys.map((key) => rm(blobPath(location.filesPath, key) ?? '', { force: true })))
+    await removeBlobFiles(location.filesPath, batch.keys)
     purged += batch.purged
     if (batch.done) break
   }
-  for (const file of strays) await rm(file.path, { force: true })
+  await removeFiles(strays.map((file) => file.path))
   console.log(`removed ${purged} orphaned blob${purged === 1 ? '' : 's'} and ${strays.length} stray file${strays.length === 1 ? '' : 's'}`)
 } else if (unattached + strays.length > 0) console.log('run `npm run doctor -- --fix` to remove them')
 db.close()

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 
 // Every file below a folder (none when it does not exist), depth first.
@@ -21,4 +22,14 @@ export function blobPath(filesRoot: string, key: string): string | null {
 // The disk service's root of a file laid out by blobPath (a variant is written beside its original).
 export function filesRootOf(path: string): string {
   return dirname(dirname(dirname(path)))
+}
+
+// Deletes files; one already gone is not an error.
+export async function removeFiles(paths: string[]): Promise<void> {
+  await Promise.all(paths.map((path) => rm(path, { force: true })))
+}
+
+// The files of blobs a commit dropped (blobPath's layout; a key that is not one names no file).
+export async function removeBlobFiles(filesRoot: string, keys: string[]): Promise<void> {
+  await removeFiles(keys.flatMap((key) => blobPath(filesRoot, key) ?? []))
 }

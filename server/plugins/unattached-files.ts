@@ -1,8 +1,7 @@
-import { rm } from 'node:fs/promises'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
-import { blobPath } from '../lib/files.ts'
+import { removeBlobFiles } from '../lib/files.ts'
 import { strayFiles } from '../lib/stored-files.ts'
 
 // How many blobs one write purges (each with its variants and preview).
@@ -40,7 +39,7 @@ export default fp(
           again = false
           while (!closing) {
             const batch = await app.store.write((m) => m.blobs.purgeUnattached(batchSize))
-            await Promise.all(batch.keys.map((key) => rm(blobPath(options.config.filesPath, key) ?? '', { force: true }).catch(() => undefined)))
+            await removeBlobFiles(options.config.filesPath, batch.keys).catch(() => undefined)
             purged += batch.purged
             if (batch.done) break
             await nextTurn()

@@ -9,7 +9,7 @@ import { overriddenVerb } from './method-override.ts'
 import { callbackUrl } from '../plugins/oidc.ts'
 import { readMultipartForm, UploadRefused, type MultipartForm } from './multipart-form.ts'
 import { backPath } from './rooms/room-scope.ts'
-import { removeBlobFiles, removeFiles } from './users/avatar-upload.ts'
+import { removeBlobFiles, removeFiles } from '../lib/files.ts'
 
 const SAVED = '✓'
 

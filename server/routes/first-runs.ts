@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.ts'
 import { AccountAlreadyExists, firstRun } from '../models/first-run.ts'
 import { readSignup } from './person-form.ts'
-import { removeFiles } from './users/avatar-upload.ts'
+import { removeFiles } from '../lib/files.ts'
 
 export default async function firstRuns(app: FastifyInstance, options: { config: Config }) {
   const { config } = options

@@ -3,7 +3,8 @@ import type { Config } from '../config.ts'
 import type { StoredUpload } from '../lib/uploads.ts'
 import { field } from '../plugins/body.ts'
 import { FormRefused, readMultipartForm, UploadRefused } from './multipart-form.ts'
-import { prepareAvatar, removeFiles, type PreparedAvatar } from './users/avatar-upload.ts'
+import { prepareAvatar, type PreparedAvatar } from './users/avatar-upload.ts'
+import { removeFiles } from '../lib/files.ts'
 
 export interface PersonForm {
   name: string

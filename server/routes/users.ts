@@ -9,7 +9,7 @@ import { linkBack } from './link-back.ts'
 import { readSignup } from './person-form.ts'
 import { parseId } from './rooms/room-scope.ts'
 import { transferLinks } from './sessions/transfers.ts'
-import { removeFiles } from './users/avatar-upload.ts'
+import { removeFiles } from '../lib/files.ts'
 
 type JoinRequest = FastifyRequest<{ Params: { join_code: string } }>
 

@@ -1,7 +1,8 @@
 import { basename } from 'node:path'
 import { storeUpload, type StoredUpload } from '../../lib/uploads.ts'
 import { prepareAttachment, removePrepared, type PreparedAttachment } from '../../routes/messages/attachment-processing.ts'
-import { prepareAvatar, removeFiles } from '../../routes/users/avatar-upload.ts'
+import { prepareAvatar } from '../../routes/users/avatar-upload.ts'
+import { removeFiles } from '../../lib/files.ts'
 import type { ImportContext } from './context.ts'
 import { text } from './export-index.ts'
 

@@ -8,7 +8,8 @@ import { requestOrigin } from '../../plugins/security.ts'
 import { BAD_METHOD_OVERRIDE } from '../method-override.ts'
 import { UploadRefused } from '../multipart-form.ts'
 import { parseId } from '../rooms/room-scope.ts'
-import { prepareAvatar, removeBlobFiles, removeFiles, type PreparedAvatar } from '../users/avatar-upload.ts'
+import { prepareAvatar, type PreparedAvatar } from '../users/avatar-upload.ts'
+import { removeBlobFiles, removeFiles } from '../../lib/files.ts'
 import { FormRefused, readBotForm, readBotSubmission, type BotInput, type BotSubmission } from './bot-form.ts'
 
 type BotRequest = FastifyRequest<{ Params: { id: string } }>

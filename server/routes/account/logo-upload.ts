@@ -4,7 +4,7 @@ import { writeVariant } from '../../lib/variant-files.ts'
 import type { NewBlob } from '../../models/blob.ts'
 import { LOGO_LARGE, LOGO_SMALL } from '../../models/blob/variations.ts'
 import { UploadRefused } from '../multipart-form.ts'
-import { removeFiles } from '../users/avatar-upload.ts'
+import { removeFiles } from '../../lib/files.ts'
 
 // A logo ready to be attached: the original and its two PNGs, all three written.
 export interface PreparedLogo {

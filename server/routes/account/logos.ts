@@ -6,11 +6,10 @@ import type { Config } from '../../config.ts'
 import { projectPath } from '../../lib/paths.ts'
 import { LOGO_LARGE, LOGO_SMALL } from '../../models/blob/variations.ts'
 import { isAdministrator } from '../../models/user.ts'
-import { blobPath } from '../../lib/files.ts'
+import { blobPath, removeBlobFiles } from '../../lib/files.ts'
 import { maskableIcon } from '../../lib/maskable-icon.ts'
 import { resourceRoutes } from '../method-override.ts'
 import { processedVariants } from '../processed-variants.ts'
-import { removeBlobFiles } from '../users/avatar-upload.ts'
 
 // Our own campfire at both sizes and as a maskable icon (server/build/app-icons.ts), for an
 // account without a logo.

@@ -4,7 +4,6 @@ import type { StoredUpload } from '../../lib/uploads.ts'
 import { writeVariant } from '../../lib/variant-files.ts'
 import type { NewBlob } from '../../models/blob.ts'
 import { AVATAR_SQUARE } from '../../models/blob/variations.ts'
-import { blobPath } from '../../lib/files.ts'
 import { UploadRefused } from '../multipart-form.ts'
 
 // An avatar ready to be attached: the original and its square, both written.
@@ -43,11 +42,3 @@ function refusal(error: ImageError): string {
   return 'That file is not a picture we can use. Please choose a JPEG, PNG, GIF or WebP image.'
 }
 
-export async function removeFiles(paths: string[]): Promise<void> {
-  await Promise.all(paths.map((path) => rm(path, { force: true })))
-}
-
-// The files of blobs a commit dropped.
-export async function removeBlobFiles(filesRoot: string, keys: string[]): Promise<void> {
-  await removeFiles(keys.flatMap((key) => blobPath(filesRoot, key) ?? []))
-}

@@ -5,7 +5,8 @@ import type { GuardPolicy } from '../../../lib/private-network-guard.ts'
 import { storeUpload } from '../../../lib/uploads.ts'
 import type { Models } from '../../../models/index.ts'
 import { STATUSES } from '../../../models/user.ts'
-import { prepareAvatar, removeBlobFiles, removeFiles } from '../../users/avatar-upload.ts'
+import { prepareAvatar } from '../../users/avatar-upload.ts'
+import { removeBlobFiles, removeFiles } from '../../../lib/files.ts'
 
 // The provider's `picture` claim as a person's avatar, taken when their identity is linked (a
 // newcomer joining, or someone here signing in through the provider for the first time) and
