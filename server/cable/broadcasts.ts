@@ -1,16 +1,14 @@
 import { globalIdParam } from '../lib/rails/signing.ts'
 import { boostDomId, messageDomId, roomDomId } from '../rendering/helpers/dom.ts'
 import { turboStream, turboStreamRemove } from '../rendering/turbo-streams.ts'
+import { ROOM_TYPES } from '../models/room.ts'
 import type { RoomRef } from './channel.ts'
 import { messagesStream } from './channels/room-messages.ts'
-import { unreadRoomsStream } from './channels/unread-rooms.ts'
 import type { CableServer } from './server.ts'
 
 export interface MessageRef {
   client_message_id: string
 }
-
-const MAX_UNREAD_STREAM_NAMES = 100_000
 
 // Who sees a change to the room list: everyone on the global "rooms" stream (open rooms),
 // or each listed user on their own "<user gid>:rooms" stream (closed and direct rooms).
@@ -24,18 +22,6 @@ export function roomsStreams(audience: RoomAudience): string[] {
 // anything about the viewer); the envelopes that need only ids are built here. Each returns
 // the number of sockets written to.
 export function createBroadcasts(server: CableServer) {
-  // A post notifies every member of its room: each person's stream name is made once, so a
-  // fan-out to a thousand members looks them up by strings whose hashes V8 already holds.
-  const unreadStreams = new Map<number, string>()
-  const unreadStreamOf = (userId: number): string => {
-    let name = unreadStreams.get(userId)
-    if (name === undefined) {
-      if (unreadStreams.size >= MAX_UNREAD_STREAM_NAMES) unreadStreams.clear()
-      unreadStreams.set(userId, (name = unreadRoomsStream(userId)))
-    }
-    return name
-  }
-
   return {
     // The turbo-stream `append` the POST answers with, sent as it is.
     messageCreated: (room: RoomRef, appendStreamHtml: string): number => server.broadcast(messagesStream(room), appendStreamHtml),
@@ -53,12 +39,11 @@ export function createBroadcasts(server: CableServer) {
     boostRemoved: (room: RoomRef, boostId: number): number => server.broadcast(messagesStream(room), turboStreamRemove(boostDomId({ id: boostId }))),
 
     // To every member, sender and present members included, on their own stream. `at` is the
-    // message's created_at in Unix seconds (a float).
-    unreadRoom: (roomId: number, memberUserIds: Iterable<number>, at: number): number => {
-      const streams: string[] = []
-      for (const userId of memberUserIds) streams.push(unreadStreamOf(userId))
-      return server.broadcastMany(streams, { roomId, at })
-    },
+    // message's created_at in Unix seconds (a float). A socket that was told of an open or closed
+    // room already, and has not shown it since, is not told again: its sidebar shows it unread
+    // (CableServer.noticeUnread).
+    unreadRoom: (room: RoomRef, memberUserIds: readonly number[], at: number): number =>
+      server.noticeUnread({ roomId: room.id, at, shared: room.type !== ROOM_TYPES.direct, userIds: memberUserIds }),
 
     // A turbo-stream `prepend` of the sidebar tile (to shared_rooms or direct_rooms).
     roomCreated: (prependStreamHtml: string, audience: RoomAudience): number => server.broadcastMany(roomsStreams(audience), prependStreamHtml),

@@ -24,6 +24,8 @@ export interface ChannelHub {
   addSubscriber(stream: string, channel: Channel): void
   removeSubscriber(stream: string, channel: Channel): void
   broadcast(stream: string, message: unknown): number
+  // This person read the room: their other tabs and devices hear it on ReadRoomsChannel.
+  noticeRead(userId: number, roomId: number): number
 }
 
 // What a channel (and a delivery to it) uses of the connection it belongs to.
@@ -35,6 +37,11 @@ export interface ChannelConnection {
   sendWire(frame: Buffer): boolean
   // Spends one of the connection's typing-notice tokens: false means drop this notice.
   admitTypingNotice(): boolean
+  // Whether an unread notice for this open or closed room changes anything on this socket's
+  // page (connection.ts), and forgetting what it was told.
+  admitUnreadNotice(roomId: number): boolean
+  forgetUnreadNotice(roomId: number): void
+  forgetUnreadNotices(): void
 }
 
 export interface RoomRef {

@@ -67,6 +67,9 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
   private pending: Buffer | Buffer[] | null = null
   private closing = false
   private malformed = 0
+  // Open and closed rooms this socket was sent an unread notice for and has not shown since
+  // (admitUnreadNotice); made on the first notice.
+  private noticed: Set<number> | null = null
   // Made on the first typing notice: most sockets never send one.
   private typing: { notices: TokenBucket; overrun: TokenBucket } | null = null
   private readonly queue: CommandQueue<Command | Revoke>
@@ -197,6 +200,32 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
     return false
   }
 
+  // An unread notice for an open or closed room goes to a socket once: its page marks the room
+  // unread, and another notice would change nothing until the room is shown again. So it goes
+  // again once the socket subscribes to or leaves the room (a visit), after the person reads the
+  // room anywhere (CableServer.noticeRead), after a hidden tab comes back (its sidebar reloads),
+  // and always while the socket shows the room (a hidden tab marks even the room on screen).
+  admitUnreadNotice(roomId: number): boolean {
+    if (this.showsRoom(roomId)) return true
+    const noticed = (this.noticed ??= new Set())
+    if (noticed.has(roomId)) return false
+    noticed.add(roomId)
+    return true
+  }
+
+  forgetUnreadNotice(roomId: number): void {
+    this.noticed?.delete(roomId)
+  }
+
+  forgetUnreadNotices(): void {
+    this.noticed = null
+  }
+
+  private showsRoom(roomId: number): boolean {
+    for (const channel of this.subscriptions) if (channel.roomId === roomId) return true
+    return false
+  }
+
   private refuse(reason: string, text: string): void {
     this.log.warn({ user: this.user.id, reason, frame: text.slice(0, 200) }, 'cable: refused a malformed frame')
     if (++this.malformed > this.server.limits.malformedFrames) this.disconnect('invalid_request', false, POLICY_VIOLATION)
@@ -273,6 +302,7 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
   private answer(channel: Channel): void {
     channel.forgetParams()
     if (!channel.isRejected) {
+      if (channel.roomId !== null) this.forgetUnreadNotice(channel.roomId)
       this.send(confirmation(channel.identifier))
       return
     }
@@ -281,6 +311,7 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
   }
 
   private drop(channel: Channel): void {
+    if (channel.roomId !== null) this.forgetUnreadNotice(channel.roomId)
     channel.stopAllStreams()
     const at = this.subscriptions.indexOf(channel)
     if (at >= 0) this.subscriptions = this.subscriptions.slice(0, at).concat(this.subscriptions.slice(at + 1))

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { RedisLink } from '../lib/redis-link.ts'
 import { DISCONNECT_REASONS, type DisconnectReason } from './protocol.ts'
-import { lazyJson, type CableServer, type DisconnectOptions, type Relay } from './server.ts'
+import { lazyJson, type CableServer, type DisconnectOptions, type Relay, type UnreadNotice } from './server.ts'
 
 // Broadcasts and revocations across processes, through Redis.
 //
@@ -25,6 +25,8 @@ import { lazyJson, type CableServer, type DisconnectOptions, type Relay } from '
 //   ["j",<stream or [streams]>] + "\n" + <JSON>                              any other message
 //   ["d",<user id>,<reconnect>,"<reason>"]                                  disconnect a person
 //   ["u",<user id>,<room id>]                                  drop a person's room subscriptions
+//   ["n",<room id>,<at>,<shared>,[<user ids>]]                 an unread notice (server.ts, UnreadNotice)
+//   ["r",<user id>,<room id>]                                  a person read a room
 // with a newline after each entry. A string (a Turbo Stream's HTML, nearly every broadcast)
 // travels as it is: it is encoded for the sockets only where some are subscribed to it.
 //
@@ -109,6 +111,14 @@ export class CableRelay implements Relay {
     this.send(entryOf(JSON.stringify(streams), message), deliverHere)
   }
 
+  noticeUnread(notice: UnreadNotice, deliverHere: () => void): void {
+    this.send(`["n",${notice.roomId},${JSON.stringify(notice.at)},${notice.shared},${JSON.stringify(notice.userIds)}]`, deliverHere)
+  }
+
+  noticeRead(userId: number, roomId: number, deliverHere: () => void): void {
+    this.send(`["r",${userId},${roomId}]`, deliverHere)
+  }
+
   disconnectUser(userId: number, options: DisconnectOptions): void {
     this.send(`["d",${userId},${options.reconnect === true},${JSON.stringify(options.reason ?? DISCONNECT_REASONS.remote)}]`)
   }
@@ -144,7 +154,9 @@ export class CableRelay implements Relay {
     if (entry.kind === 'broadcast') {
       if (typeof entry.target === 'string') this.server.deliverHere(entry.target, entry.json)
       else this.server.deliverManyHere(entry.target, entry.json)
-    } else if (entry.kind === 'disconnect') this.server.disconnectUserHere(entry.userId, { reconnect: entry.reconnect, reason: entry.reason })
+    } else if (entry.kind === 'unread') this.server.deliverUnreadHere(entry.notice)
+    else if (entry.kind === 'read') this.server.deliverReadHere(entry.userId, entry.roomId)
+    else if (entry.kind === 'disconnect') this.server.disconnectUserHere(entry.userId, { reconnect: entry.reconnect, reason: entry.reason })
     else this.server.unsubscribeUserFromRoomHere(entry.userId, entry.roomId)
   }
 
@@ -237,6 +249,8 @@ type Entry =
   | { kind: 'broadcast'; target: string | readonly string[]; json: () => string }
   | { kind: 'disconnect'; userId: number; reconnect: boolean; reason: DisconnectReason }
   | { kind: 'unsubscribe'; userId: number; roomId: number }
+  | { kind: 'unread'; notice: UnreadNotice }
+  | { kind: 'read'; userId: number; roomId: number }
 
 // The entries of a message, or null when any of it is not what it should be.
 function parseEntries(message: string): Entry[] | null {
@@ -266,6 +280,10 @@ function parseEntries(message: string): Entry[] | null {
       entries.push({ kind: 'disconnect', userId: a, reconnect: b, reason: c as DisconnectReason })
     } else if (kind === 'u' && header.length === 3 && isId(a) && isId(b)) {
       entries.push({ kind: 'unsubscribe', userId: a, roomId: b })
+    } else if (kind === 'n' && header.length === 5 && isId(a) && typeof b === 'number' && Number.isFinite(b) && typeof c === 'boolean' && isIdArray(header[4])) {
+      entries.push({ kind: 'unread', notice: { roomId: a, at: b, shared: c, userIds: header[4] } })
+    } else if (kind === 'r' && header.length === 3 && isId(a) && isId(b)) {
+      entries.push({ kind: 'read', userId: a, roomId: b })
     } else return null
   }
   return entries.length > 0 ? entries : null
@@ -286,6 +304,10 @@ function parseJson(text: string): unknown {
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string')
+}
+
+function isIdArray(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every(isId)
 }
 
 function isLength(value: unknown): value is number {

@@ -6,6 +6,7 @@ import type { CableUser, Channel, ChannelClass } from './channel.ts'
 import { CableConnection, type ConnectionHost } from './connection.ts'
 import { account, enter, tally } from '../lib/cpu-ledger.ts'
 import { OneOrManyMap } from './one-or-many.ts'
+import { readRoomsStream as readStreamOf, unreadRoomsStream as unreadStreamOf } from './user-streams.ts'
 import { wireTextFrame } from './wire-frame.ts'
 import { DISCONNECT_REASONS, LIMITS, messageFrame, ping, WELCOME, type DisconnectReason, type Limits } from './protocol.ts'
 
@@ -51,6 +52,8 @@ export interface DisconnectOptions {
 export interface Relay {
   broadcast(stream: string, message: unknown, deliverHere: () => void): void
   broadcastMany(streams: readonly string[], message: unknown, deliverHere: () => void): void
+  noticeUnread(notice: UnreadNotice, deliverHere: () => void): void
+  noticeRead(userId: number, roomId: number, deliverHere: () => void): void
   disconnectUser(userId: number, options: DisconnectOptions): void
   unsubscribeUserFromRoom(userId: number, roomId: number): void
 }
@@ -60,6 +63,17 @@ export interface Relay {
 export function lazyJson(message: unknown): () => string {
   let json: string | undefined
   return () => (json ??= JSON.stringify(message))
+}
+
+// A new message in a room, told to each member on their own unread stream (UnreadRoomsChannel)
+// as {"roomId","at"}. `shared` (open and closed rooms) is told to a socket once, until that socket
+// shows the room again (connection.ts, admitUnreadNotice); a direct room's every notice goes out,
+// since each moves the Ping to the front of the list.
+export interface UnreadNotice {
+  roomId: number
+  at: number
+  shared: boolean
+  userIds: readonly number[]
 }
 
 export interface CableStats {
@@ -151,6 +165,47 @@ export class CableServer implements ConnectionHost {
     let subscribed = 0
     for (const name of names) subscribed += this.streams.count(name)
     return subscribed
+  }
+
+  // Returns how many sockets here are written to (with a relay, how many listen here).
+  noticeUnread(notice: UnreadNotice): number {
+    const relay = this.relay
+    if (relay === null) return this.deliverUnreadHere(notice)
+    relay.noticeUnread(notice, () => this.deliverUnreadHere(notice))
+    let subscribed = 0
+    for (const userId of notice.userIds) subscribed += this.streams.count(unreadStreamOf(userId))
+    return subscribed
+  }
+
+  // This person read a room (became present in it): their other sockets mark it read, and each
+  // of their sockets here will be told again when the room next turns unread.
+  noticeRead(userId: number, roomId: number): number {
+    const relay = this.relay
+    if (relay === null) return this.deliverReadHere(userId, roomId)
+    relay.noticeRead(userId, roomId, () => this.deliverReadHere(userId, roomId))
+    return this.streams.count(readStreamOf(userId))
+  }
+
+  deliverUnreadHere(notice: UnreadNotice): number {
+    const was = enter(FAN_OUT)
+    const json = lazyJson({ roomId: notice.roomId, at: notice.at })
+    const frames = new Map<string, Buffer>()
+    let sent = 0
+    for (const userId of notice.userIds) {
+      const subscribers = this.streams.lookup(unreadStreamOf(userId))
+      if (subscribers === undefined) continue
+      if (!notice.shared) sent += deliver(subscribers, json(), frames)
+      else if (!(subscribers instanceof Set)) sent += deliverOnce(subscribers as Channel, notice.roomId, json, frames)
+      else for (const channel of subscribers) sent += deliverOnce(channel, notice.roomId, json, frames)
+    }
+    tally(FAN_OUT, sent)
+    enter(was)
+    return sent
+  }
+
+  deliverReadHere(userId: number, roomId: number): number {
+    for (const connection of this.byUser.get(userId)) connection.forgetUnreadNotice(roomId)
+    return this.deliverHere(readStreamOf(userId), lazyJson({ room_id: roomId }))
   }
 
   // A broadcast (this process's, or another's through the relay) to the sockets here.
@@ -333,6 +388,10 @@ function deliver(subscribers: Channel | ReadonlySet<Channel>, messageJson: strin
   let sent = 0
   for (const channel of subscribers) sent += deliverTo(channel, messageJson, frames)
   return sent
+}
+
+function deliverOnce(channel: Channel, roomId: number, json: () => string, frames: Map<string, Buffer>): number {
+  return channel.connection.admitUnreadNotice(roomId) ? deliverTo(channel, json(), frames) : 0
 }
 
 function deliverTo(channel: Channel, messageJson: string, frames: Map<string, Buffer>): number {

@@ -100,7 +100,7 @@ test('the @rails/actioncable client connects, subscribes, receives, performs and
   assert.equal(cable.app.store.read((m) => m.memberships.find(rooms.hq.id, users.david.id))!.connections, 1)
 
   cable.app.cable.messageCreated(rooms.hq, '<turbo-stream action="append" target="messages_rooms_open_2"><template>bmk7z</template></turbo-stream>')
-  cable.app.cable.unreadRoom(rooms.hq.id, [users.david.id, users.jason.id], 1767225600.5)
+  cable.app.cable.unreadRoom(rooms.hq, [users.david.id, users.jason.id], 1767225600.5)
   typing.subscription.perform('start')
   presence.subscription.perform('refresh')
   await eventually(() => messages.received.length === 1 && unreads.received.length === 1 && typing.received.length === 1, 5000, 'deliveries')

@@ -68,7 +68,7 @@ test('frames sent to a socket in one turn leave in one write, in order, joined o
   } as Socket['write']
   t.after(() => (net.Socket.prototype.write = write))
   cable.app.cable.messageCreated(hq, append('bmk7z'))
-  cable.app.cable.unreadRoom(hq.id, clients.map((_, n) => users[people[n]!].id), 1.5)
+  cable.app.cable.unreadRoom(hq, clients.map((_, n) => users[people[n]!].id), 1.5)
   await Promise.all(clients.map((client) => client.until(() => client.messages().length === 2)))
   assert.equal(written.length, 3, 'one write per socket')
   assert.equal(socketsWritten.size, 3)

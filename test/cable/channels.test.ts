@@ -151,7 +151,7 @@ test('unread notices go to each member’s own stream as {"roomId","at"}, and ou
   for (const client of [kevin, jz]) client.subscribe(identifiers.unreads)
   for (const client of [kevin, jz]) await client.confirmed(identifiers.unreads)
   const members = [users.kevin.id, users.bender.id]
-  assert.equal(cable.app.cable.unreadRoom(rooms.bender_and_kevin.id, members, 1767225600.123456), 1)
+  assert.equal(cable.app.cable.unreadRoom(rooms.bender_and_kevin, members, 1767225600.123456), 1)
   await kevin.until(() => kevin.messages().length === 1)
   const frame = kevin.texts.at(-1)!
   assert.ok(frame.includes('"message":{') && frame.includes('"roomId":'), 'recognised by the load generator')

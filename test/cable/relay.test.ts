@@ -56,6 +56,30 @@ test('a message posted on one process reaches the room and every member’s unre
   assert.equal((watcher.messages(identifiers.unreads)[0] as { roomId: number }).roomId, rooms.watercooler.id)
 })
 
+test('an open room’s unread notice reaches a socket on another process once, until it is read there or anywhere', async (t) => {
+  const redis = await RedisServer.start(t)
+  const [a, b] = await startRelayedApps(t, redis.url)
+  const unread = await watch(t, b!, identifiers.unreads, 'kevin')
+  const marker = (at: number) => a!.app.cable.unreadRoom(rooms.bender_and_kevin, [users.kevin.id], at)
+  const notices = () => (unread.messages(identifiers.unreads) as { roomId: number; at: number }[]).map((notice) => notice.at)
+  const members = [users.kevin.id, users.david.id]
+  for (const at of [1, 2, 3]) a!.app.cable.unreadRoom(rooms.hq, members, at)
+  marker(10)
+  await unread.until(() => notices().includes(10))
+  assert.deepEqual(notices(), [1, 10], 'told once on B, though A sent three')
+
+  // Kevin reads HQ on a socket of A: the socket on B is told again of HQ's next post.
+  await watch(t, a!, identifiers.presence('hq'), 'kevin')
+  for (const at of [4, 5]) a!.app.cable.unreadRoom(rooms.hq, members, at)
+  marker(11)
+  await unread.until(() => notices().includes(11))
+  assert.deepEqual(notices(), [1, 10, 4, 11])
+  // A Ping's notices all cross.
+  for (const at of [6, 7]) a!.app.cable.unreadRoom(rooms.bender_and_kevin, [users.kevin.id], at)
+  await unread.until(() => notices().includes(7))
+  assert.deepEqual(notices(), [1, 10, 4, 11, 6, 7])
+})
+
 test('typing and reading on one process are heard on the other', async (t) => {
   const redis = await RedisServer.start(t)
   const [a, b] = await startRelayedApps(t, redis.url)

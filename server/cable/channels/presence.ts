@@ -1,7 +1,6 @@
 import { logWriteFailure } from '../../lib/disk-space.ts'
 import type { Outcome } from '../command-queue.ts'
 import { presenceWrites, type PresenceVerb } from './presence-writes.ts'
-import { readRoomsStream } from './read-rooms.ts'
 import { RoomChannel } from './room.ts'
 
 // Presence is written to the membership (through the writer, like every write); nothing is
@@ -36,7 +35,10 @@ export class PresenceChannel extends RoomChannel {
       if (subscribing) this.reject()
       return
     }
-    this.server.broadcast(readRoomsStream(this.user.id), { room_id: this.roomId! })
+    // Back on a tab hidden for a while, the page reloads its sidebar: what it was told unread
+    // may show read again, so it is told anew.
+    if (!subscribing) this.connection.forgetUnreadNotices()
+    this.server.noticeRead(this.user.id, this.roomId!)
   }
 
   private queue(verb: PresenceVerb): void {

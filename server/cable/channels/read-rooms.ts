@@ -1,9 +1,7 @@
 import { Channel } from '../channel.ts'
+import { readRoomsStream } from '../user-streams.ts'
 
-export function readRoomsStream(userId: number): string {
-  return `user_${userId}_reads`
-}
-
+// The rooms a person reads on another tab or device (CableServer.noticeRead): {"room_id"}.
 export class ReadRoomsChannel extends Channel {
   override subscribed(): void {
     this.streamFrom(readRoomsStream(this.user.id))

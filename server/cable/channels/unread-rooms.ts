@@ -1,11 +1,8 @@
 import { Channel } from '../channel.ts'
+import { unreadRoomsStream } from '../user-streams.ts'
 
-// Per user rather than one global stream: a global one would tell every connection when any
-// room is active, closed rooms and other people's direct conversations included.
-export function unreadRoomsStream(userId: number): string {
-  return `user_${userId}_unreads`
-}
-
+// A person's unread notices (CableServer.noticeUnread): {"roomId","at"} for each new message in
+// a room they belong to.
 export class UnreadRoomsChannel extends Channel {
   override subscribed(): void {
     this.streamFrom(unreadRoomsStream(this.user.id))

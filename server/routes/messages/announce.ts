@@ -53,7 +53,7 @@ export function announceMessage(
   endPhase('render')
   app.cable.messageCreated(room, stream)
   endPhase('messages')
-  app.cable.unreadRoom(room.id, memberIds, epochSeconds(message.created_at))
+  app.cable.unreadRoom(room, memberIds, epochSeconds(message.created_at))
   endPhase('unread')
   app.messageListeners.created({ message, room, creator, origin: context.origin, triggersWebhooks: options.triggersWebhooks ?? true })
   return stream
