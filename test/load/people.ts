@@ -981,6 +981,8 @@ function printStep(r: StepReport): void {
   console.log(`    server CPU ${r.server.cpu_percent ?? '–'}%, RSS ${r.server.memory?.rss_mb ?? '–'} MB; generator CPU ${r.generator.cpu_percent ?? '–'}%, loop lag p99 ${r.generator.loop_lag.p99_ms} ms; cores ${r.machine.core_busy_percent.join('/')}%`)
   console.log(`    server CPU per navigation ${r.server_cpu_ms_per_navigation ?? '–'} ms → one core would serve about ${r.people_per_server_core ?? '–'} people`)
   console.log(`    server event-loop delay ${describeLoopDelay(r.server_loop_delay)}${r.server_loop_delay ? `, longest ${r.server_loop_delay.longest_stall_ms} ms` : ''}`)
+  const memory = r.server_loop_delay?.memory
+  if (memory) console.log(`    server memory at the step's end: RSS ${memory.rss_mb} MB, V8 heap ${memory.heap_used_mb} of ${memory.heap_total_mb} MB (by space ${JSON.stringify(memory.heap_spaces_used_mb)}), external ${memory.external_mb} MB; its own account ${JSON.stringify(memory.server)}`)
   console.log(`    Server-Timing ${JSON.stringify(r.server_timing)}`)
   const during = r.sockets_during_step
   if (r.socket_open) console.log(`    sockets: step's new ${r.socket_open.opened} opened (p50/p99/max ${r.socket_open.open_ms.p50_ms ?? '–'} / ${r.socket_open.open_ms.p99_ms ?? '–'} / ${r.socket_open.open_ms.max_ms ?? '–'} ms), ${r.socket_open.not_opened} failed, ${r.socket_open.still_opening} still opening after the connect phase; during the step ${during.opened} opened (p99 ${during.open_ms.p99_ms ?? '–'} ms), ${during.not_opened} failed`)

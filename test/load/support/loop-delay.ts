@@ -27,6 +27,19 @@ export interface LoopDelay {
   // The server's CPU by part over the lap (server/lib/cpu-ledger.ts, CAMPFIRE_CPU_LEDGER=1):
   // ms of CPU and events per account; `gc` is the collector's pauses, inside the other parts.
   cpu_ledger?: Record<string, { ms: number; count: number }>
+  // The server's memory at the lap's end (loop-probe.mjs, memoryNow): RSS and V8's figures in MB,
+  // each heap space's used MB, and what the server says of its caches and sockets.
+  memory?: ServerMemory
+}
+
+export interface ServerMemory {
+  rss_mb: number
+  heap_total_mb: number
+  heap_used_mb: number
+  external_mb: number
+  array_buffers_mb: number
+  heap_spaces_used_mb: Record<string, number>
+  server: Record<string, unknown> | null
 }
 
 // What the server's environment gains: the probe preloaded (after any NODE_OPTIONS already set)

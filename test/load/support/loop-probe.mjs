@@ -19,6 +19,7 @@
 import cluster from 'node:cluster'
 import net from 'node:net'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import v8 from 'node:v8'
 import { isMainThread } from 'node:worker_threads'
 
 const RESOLUTION_MS = 1
@@ -130,13 +131,26 @@ function answerBench(descriptor, lap, probesWorkers) {
       const own = lap()
       // The server's CPU ledger (server/lib/cpu-ledger.ts), when CAMPFIRE_CPU_LEDGER=1 turned it on.
       const ledger = globalThis[Symbol.for('campfire.cpu-ledger')]?.lap() ?? null
+      const memory = memoryNow()
       const unprobed = probesWorkers ? 0 : Object.keys(cluster.workers ?? {}).length
       void workersLap(Number(id)).then((workers) => {
         const figures = workers.length > 0 ? { ...worst(workers, own.secs), primary: own, workers } : unprobed > 0 ? { ...own, unprobed_workers: unprobed } : own
-        channel.write(JSON.stringify({ lap: Number(id), ...figures, ...(ledger ? { cpu_ledger: ledger } : {}) }) + '\n')
+        channel.write(JSON.stringify({ lap: Number(id), ...figures, memory, ...(ledger ? { cpu_ledger: ledger } : {}) }) + '\n')
       })
     }
   })
+}
+
+// Where this process's memory is at the lap, in MB: RSS and V8's own figures, each heap space's
+// used size, and what the server's caches and sockets say of themselves (the server puts a
+// function at Symbol.for('campfire.memory'); plugins/memory-report.ts).
+function memoryNow() {
+  const mb = (bytes) => Math.round((bytes / 1048576) * 10) / 10
+  const usage = process.memoryUsage()
+  const spaces = {}
+  for (const space of v8.getHeapSpaceStatistics()) spaces[space.space_name] = mb(space.space_used_size)
+  const own = globalThis[Symbol.for('campfire.memory')]?.() ?? null
+  return { rss_mb: mb(usage.rss), heap_total_mb: mb(usage.heapTotal), heap_used_mb: mb(usage.heapUsed), external_mb: mb(usage.external), array_buffers_mb: mb(usage.arrayBuffers), heap_spaces_used_mb: spaces, server: own }
 }
 
 function worst(laps, secs) {
