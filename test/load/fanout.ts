@@ -1,5 +1,8 @@
 // The unread fan-out on the large fixture: `npm run bench:fanout`. Every member of the biggest
-// room (10,003 on seed:large) holds a socket subscribed to UnreadRoomsChannel; person 1 posts
+// room (10,003 on seed:large) holds a socket subscribed to UnreadRoomsChannel and to the room's
+// messages (RoomMessagesChannel, as a page showing the room is: an open room's notice goes to a
+// socket once until it shows the room again, so this is the case where every post reaches
+// everyone, the message and its notice in one write); person 1 posts
 // --posts messages (5), one every --interval-ms (2000), and for each the time is taken from the
 // post being sent, and from its acknowledgement, until the unread notice ({"roomId":…}) reached
 // the last of those sockets (performance.md §1.1 lesson 6: 24 ms in one batch, 1,038 ms published
@@ -32,7 +35,7 @@ import { HttpClient, isFailure } from './support/http.ts'
 import { processesCpuSeconds, processMemory, round, selfCpuSeconds } from './support/measure.ts'
 import { writeFanoutReport } from './support/report.ts'
 import { flag, number, path, readOptions, text } from './support/options.ts'
-import { checkPost } from './support/page-checks.ts'
+import { checkPost, scanPage } from './support/page-checks.ts'
 import { RawWebSocket } from './support/raw-websocket.ts'
 import { copyStorage, cpuProfileFlags, makeMeters, pinningAvailable, processOptionsOf, PROCESS_OPTIONS, reexecPinned, SERVER_CORE, sharesGeneratorCore, sleep, stampNow, startServer, stopServer, type ServerChild, type ServerExtras } from './support/server.ts'
 import { measureFloor, type FloorReport } from './support/socket-floor.ts'
@@ -76,7 +79,7 @@ const OPTIONS = {
 }
 
 const SUMMARY = `The unread fan-out: every member of the biggest room holds a socket subscribed to
-UnreadRoomsChannel; person 1 posts, and the time until the notice reached the last socket is
+UnreadRoomsChannel and showing the room (its messages); person 1 posts, and the time until the notice reached the last socket is
 reported, then the same for a bare broadcaster (the floor). Saves tmp/bench/fanout-<stamp>.json
 and .md. See docs/benchmarks.md, "Unread fan-out".`
 
@@ -158,6 +161,11 @@ async function main(): Promise<void> {
     let inFlight = 0
     let next = 0
     const connectStarted = performance.now()
+    // The room's signed message stream, the same for every member, from its page.
+    const page = await new HttpClient(baseUrl, 1).request({ method: 'GET', path: `/rooms/${options.room}`, headers: { cookie: poster.cookie, accept: 'text/html' } })
+    const messagesStream = isFailure(page) ? undefined : scanPage(page.body, 'room').streams.find((stream) => stream.channel === 'RoomMessagesChannel')?.signed
+    if (messagesStream === undefined) throw new Error(`bench:fanout: no message stream on room ${options.room}'s page`)
+    const ROOM = JSON.stringify({ channel: 'RoomMessagesChannel', signed_stream_name: messagesStream })
     console.log(`bench:fanout: connecting ${people.length} members of room ${options.room}…`)
     await new Promise<void>((done) => {
       const settle = () => {
@@ -169,6 +177,7 @@ async function main(): Promise<void> {
           inFlight++
           let welcomed = false
           let confirmed = false
+          let confirmations = 0
           const socket = new RawWebSocket(
             { host: url.hostname, port: Number(url.port), path: '/cable', protocols: ['actioncable-v1-json'], handshakeTimeoutMs: 30_000, headers: { Origin: url.origin, Cookie: people[index]!.cookie } },
             {
@@ -180,7 +189,9 @@ async function main(): Promise<void> {
                 if (!welcomed && payload.indexOf('"type":"welcome"') >= 0) {
                   welcomed = true
                   socket.sendText(JSON.stringify({ command: 'subscribe', identifier: UNREAD }))
+                  socket.sendText(JSON.stringify({ command: 'subscribe', identifier: ROOM }))
                 } else if (!confirmed && payload.indexOf('confirm_subscription') >= 0) {
+                  if (++confirmations < 2) return
                   confirmed = true
                   ready++
                   settle()
