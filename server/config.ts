@@ -4,6 +4,7 @@ import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { REPLICA_SCHEMES } from './litestream/binary.ts'
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from './lib/log-format.ts'
+import { parseMailbox, type Mailbox } from './lib/mailbox.ts'
 import { projectPath } from './lib/paths.ts'
 import { validateVapidKeys } from './lib/vapid.ts'
 import { OidcConfigError, readOidcConfig, type OidcConfig } from './oidc-config.ts'
@@ -67,8 +68,8 @@ export interface Config {
 export interface EmailConfig {
   // SMTP_URL: smtp://user:pass@host:587 or smtps://user:pass@host:465.
   readonly smtpUrl: string
-  // MAIL_FROM: the From header, e.g. "Campfire <campfire@example.com>".
-  readonly from: string
+  // MAIL_FROM: the From header, e.g. "Campfire <campfire@example.com>", as its name and address.
+  readonly from: Mailbox
   // CAMPFIRE_EMAIL_DELAY (seconds, default 600): how long a message waits unread before it is emailed.
   readonly delayMs: number
 }
@@ -198,8 +199,9 @@ function readEmail(env: Env): { email: EmailConfig | null; emailProblem: string 
   if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL, got a ${url.protocol} one`)
   const from = env.MAIL_FROM?.trim()
   if (!from) throw new ConfigError('MAIL_FROM is required with SMTP_URL, e.g. MAIL_FROM="Campfire <campfire@example.com>"')
-  if (/[\r\n]/.test(from) || !/@/.test(from)) throw new ConfigError(`MAIL_FROM must be an email address, optionally with a name, got "${from}"`)
-  return { email: Object.freeze({ smtpUrl, from, delayMs: Math.round(seconds * 1000) }), emailProblem: null }
+  const mailbox = parseMailbox(from)
+  if (!mailbox) throw new ConfigError(`MAIL_FROM must be one email address, optionally with a name, got "${from}"`)
+  return { email: Object.freeze({ smtpUrl, from: mailbox, delayMs: Math.round(seconds * 1000) }), emailProblem: null }
 }
 
 // One process needs nothing else; several share their broadcasts through Redis, so asking for

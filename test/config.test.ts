@@ -188,9 +188,12 @@ test('email is off without SMTP_URL; with it, MAIL_FROM is required and CAMPFIRE
   assert.equal(off.email, null)
   assert.equal(off.emailProblem, 'SMTP_URL is not set')
   const on = loadConfig({ ...base, SMTP_URL: 'smtps://user:pass@mail.example.com:465', MAIL_FROM: 'Campfire <campfire@example.com>' })
-  assert.deepEqual(on.email, { smtpUrl: 'smtps://user:pass@mail.example.com:465', from: 'Campfire <campfire@example.com>', delayMs: 600_000 })
+  assert.deepEqual(on.email, { smtpUrl: 'smtps://user:pass@mail.example.com:465', from: { name: 'Campfire', address: 'campfire@example.com' }, delayMs: 600_000 })
   assert.equal(loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com:587', MAIL_FROM: 'campfire@example.com', CAMPFIRE_EMAIL_DELAY: '0.5' }).email?.delayMs, 500)
   assert.throws(() => loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com:587' }), (error: Error) => error instanceof ConfigError && /MAIL_FROM is required/.test(error.message))
   assert.throws(() => loadConfig({ ...base, SMTP_URL: 'http://mail.example.com', MAIL_FROM: 'a@example.com' }), (error: Error) => error instanceof ConfigError && /smtp:\/\/ or smtps:\/\//.test(error.message))
+  for (const from of ['Campfire <a@example.com>, b@example.com', 'campfire', 'Campfire <a@example.com>\r\nBcc: b@example.com']) {
+    assert.throws(() => loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: from }), (error: Error) => error instanceof ConfigError && /MAIL_FROM must be one email address/.test(error.message), from)
+  }
   assert.throws(() => loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: 'a@example.com', CAMPFIRE_EMAIL_DELAY: 'soon' }), (error: Error) => error instanceof ConfigError && /CAMPFIRE_EMAIL_DELAY/.test(error.message))
 })

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import type { Mailer } from '../../lib/mailer.ts'
+import type { Mailbox, Mailer } from '../../lib/mailer.ts'
 import { MAX_PENDING_PER_PERSON } from '../../models/email/notification.ts'
 import { missedMessagesEmail } from '../../rendering/missed-messages-email.ts'
 import { EMAIL_UNSUBSCRIBE_PURPOSE, unsubscribePath } from './unsubscribe-token.ts'
 
 export interface EmailSenderOptions {
-  from: string
+  from: Mailbox
   delayMs: number
   // How often due rows are looked for (default: a tenth of the delay, from 50 ms to 5 s).
   pollMs?: number
@@ -109,7 +109,7 @@ export class EmailSender {
     const html = this.app.renderPartial('mailers/missed_messages', { ...content.view, logoCid: logo ? 'logo@campfire' : null })
     const outcome = await this.mailer.send({
       from: this.options.from,
-      to: `${recipient.name.replace(/["\\\r\n]/g, '')} <${recipient.email_address}>`,
+      to: { name: recipient.name, address: recipient.email_address },
       subject: content.subject,
       text: content.text,
       html,

@@ -58,3 +58,32 @@ test('without SMTP_URL the server says so in one boot line, and with it says not
   t.after(() => stopServer(server, 'SIGKILL'))
   assert.equal(server.output().split('\n').filter((line) => line.includes('Email is off: SMTP_URL is not set')).length, 1)
 })
+
+test('hostile names in the recipient, the poster and the room add no recipient and no header: one RCPT, one To, the names shown as written', async (t) => {
+  const { startEmailApp, header, recipients } = await import('./support.ts')
+  const { rooms, users } = await import('../../fixtures.ts')
+  const e = await startEmailApp(t)
+  const recipientName = 'Jason <relay-1@evil.example>, Mr <relay-2@evil.example>, Jason'
+  const posterName = 'David "<relay-3@evil.example>"\r\nBcc: relay-4@evil.example'
+  const roomName = 'HQ\r\nCc: relay-5@evil.example, =?utf-8?q?relay-6@evil.example?='
+  e.app.store.writeNow((m) => {
+    m.db.prepare('UPDATE users SET name = ? WHERE id = ?').run(recipientName, users.kevin.id)
+    m.db.prepare('UPDATE users SET name = ? WHERE id = ?').run(posterName, users.david.id)
+    m.db.prepare('UPDATE rooms SET name = ? WHERE id = ?').run(roomName, rooms.hq.id)
+  })
+  await e.post('david', rooms.hq.id, `<p>${e.mention(users.kevin.id)} read this</p>`)
+  const [mail] = await e.inbox.waitFor(1)
+  await e.afterDelay()
+
+  assert.deepEqual(recipients(e.inbox), [users.kevin.email], 'the SMTP server was given exactly one RCPT')
+  const to = mail!.to && !Array.isArray(mail!.to) ? mail!.to.value : []
+  assert.deepEqual(to.map((address) => address.address), [users.kevin.email], 'one address in To')
+  assert.equal(to[0]!.name, recipientName, 'the name is shown as written')
+  assert.equal(mail!.cc, undefined)
+  assert.equal(mail!.bcc, undefined)
+  for (const name of ['cc', 'bcc']) assert.equal(header(mail!, name), undefined, `no ${name} header`)
+  assert.deepEqual(mail!.from?.value.map((address) => address.address), ['campfire@example.com'])
+  assert.equal(mail!.subject, `${posterName.replace(/\r\n/g, ' ')} mentioned you in ${roomName.replace(/\r\n/g, ' ')} (37signals)`)
+  assert.equal(mail!.headerLines.filter((line) => line.key === 'subject').length, 1)
+  assert.equal(mail!.headerLines.filter((line) => line.key === 'to').length, 1)
+})
