@@ -60,6 +60,10 @@ export interface Config {
   readonly litestreamReplicaUrl: string | null
   // Single sign-on through an OpenID Connect provider (OIDC_*; null without OIDC_ISSUER).
   readonly oidc: OidcConfig | null
+  // The origin people open Campfire at (APP_URL, e.g. https://chat.example.com): what links that
+  // leave a request (emails, messages broadcast to others, bot replies) start with, never the
+  // request's Host header. Required with email; without it those links follow the request.
+  readonly appUrl: string | null
   // Email about missed mentions and Pings (docs/email.md): null without SMTP_URL.
   readonly email: EmailConfig | null
   readonly emailProblem: string | null
@@ -72,6 +76,8 @@ export interface EmailConfig {
   readonly from: Mailbox
   // CAMPFIRE_EMAIL_DELAY (seconds, default 600): how long a message waits unread before it is emailed.
   readonly delayMs: number
+  // APP_URL: the origin every link in an email starts with.
+  readonly origin: string
 }
 
 // The cache switches (docs/architecture.md, "Caching"): defaults are the fast settings; the others are the
@@ -125,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
   const { storagePath, environment, databasePath, filesPath, secretKeyBasePath } = storageLocation(env)
   const vapid = readVapid(env)
   const secret = readSecretKeyBase(env, storagePath, secretKeyBasePath)
+  const appUrl = readAppUrl(env.APP_URL)
   return Object.freeze({
     secretKeyBase: secret.value,
     secretKeyBaseSource: secret.source,
@@ -155,7 +162,8 @@ export function loadConfig(env: Env = process.env): Config {
     httpTimeouts: readHttpTimeouts(env),
     litestreamReplicaUrl: readReplicaUrl(env.LITESTREAM_REPLICA_URL),
     oidc: readOidc(env),
-    ...readEmail(env),
+    appUrl,
+    ...readEmail(env, appUrl),
   })
 }
 
@@ -183,8 +191,18 @@ function readHttpTimeouts(env: Env): Config['httpTimeouts'] {
   return { headersMs, requestMs, keepAliveMs: readSeconds('HTTP_KEEP_ALIVE_TIMEOUT', env.HTTP_KEEP_ALIVE_TIMEOUT, 20) }
 }
 
-// Email is off without SMTP_URL (one boot line says so); with it, MAIL_FROM is required.
-function readEmail(env: Env): { email: EmailConfig | null; emailProblem: string | null } {
+// APP_URL: an http(s) origin, nothing after the host and port but an optional "/".
+function readAppUrl(value: string | undefined): string | null {
+  const text = value?.trim()
+  if (!text) return null
+  const url = URL.canParse(text) ? new URL(text) : null
+  const bare = url !== null && url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '' && !text.endsWith('?') && !text.endsWith('#')
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !bare) throw new ConfigError(`APP_URL must be the http:// or https:// origin people open Campfire at, e.g. https://chat.example.com, got "${text}"`)
+  return url.origin
+}
+
+// Email is off without SMTP_URL (one boot line says so); with it, MAIL_FROM and APP_URL are required.
+function readEmail(env: Env, appUrl: string | null): { email: EmailConfig | null; emailProblem: string | null } {
   const smtpUrl = env.SMTP_URL?.trim()
   const delay = env.CAMPFIRE_EMAIL_DELAY?.trim()
   const seconds = delay ? Number(delay) : 600
@@ -201,7 +219,8 @@ function readEmail(env: Env): { email: EmailConfig | null; emailProblem: string 
   if (!from) throw new ConfigError('MAIL_FROM is required with SMTP_URL, e.g. MAIL_FROM="Campfire <campfire@example.com>"')
   const mailbox = parseMailbox(from)
   if (!mailbox) throw new ConfigError(`MAIL_FROM must be one email address, optionally with a name, got "${from}"`)
-  return { email: Object.freeze({ smtpUrl, from: mailbox, delayMs: Math.round(seconds * 1000) }), emailProblem: null }
+  if (!appUrl) throw new ConfigError('APP_URL is required with SMTP_URL: the address people open Campfire at, which every link in an email starts with, e.g. APP_URL=https://chat.example.com')
+  return { email: Object.freeze({ smtpUrl, from: mailbox, delayMs: Math.round(seconds * 1000), origin: appUrl }), emailProblem: null }
 }
 
 // One process needs nothing else; several share their broadcasts through Redis, so asking for

@@ -6,6 +6,8 @@ import { EMAIL_UNSUBSCRIBE_PURPOSE, unsubscribePath } from './unsubscribe-token.
 
 export interface EmailSenderOptions {
   from: Mailbox
+  // APP_URL: every link in an email starts with it (never the Host header a post came with).
+  origin: string
   delayMs: number
   // How often due rows are looked for (default: a tenth of the delay, from 50 ms to 5 s).
   pollMs?: number
@@ -101,10 +103,10 @@ export class EmailSender {
       this.counts.skipped += rows.length
       return this.app.store.write((m) => m.emailNotifications.finish(userId, lease))
     }
-    const origin = messages[0]!.origin
+    const { origin } = this.options
     const token = this.app.signing.signedId('User', userId, EMAIL_UNSUBSCRIBE_PURPOSE)
     const unsubscribeUrl = origin + unsubscribePath(token)
-    const content = missedMessagesEmail({ accountName, recipient, messages, more: rows.length >= MAX_PENDING_PER_PERSON, unsubscribeUrl })
+    const content = missedMessagesEmail({ accountName, recipient, messages, more: rows.length >= MAX_PENDING_PER_PERSON, origin, unsubscribeUrl })
     const logo = await this.logoPng()
     const html = this.app.renderPartial('mailers/missed_messages', { ...content.view, logoCid: logo ? 'logo@campfire' : null })
     const outcome = await this.mailer.send({

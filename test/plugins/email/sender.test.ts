@@ -11,7 +11,7 @@ import { startSmtpInbox } from '../../support/smtp-inbox.ts'
 test('an email pending when the server is killed with -9 is sent after the restart, once', { timeout: 120_000 }, async (t) => {
   const inbox = await startSmtpInbox(t)
   const storage = tempStorage(t)
-  const env = { CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, DISABLE_SSL: 'true', SMTP_URL: inbox.url, MAIL_FROM: 'campfire@example.com', CAMPFIRE_EMAIL_DELAY: '3' }
+  const env = { CAMPFIRE_STORAGE_PATH: storage, SECRET_KEY_BASE, DISABLE_SSL: 'true', SMTP_URL: inbox.url, MAIL_FROM: 'campfire@example.com', APP_URL: 'https://campfire.example.com', CAMPFIRE_EMAIL_DELAY: '3' }
   const server = await startServer(env)
   t.after(() => stopServer(server, 'SIGKILL'))
 
@@ -86,4 +86,18 @@ test('hostile names in the recipient, the poster and the room add no recipient a
   assert.equal(mail!.subject, `${posterName.replace(/\r\n/g, ' ')} mentioned you in ${roomName.replace(/\r\n/g, ' ')} (37signals)`)
   assert.equal(mail!.headerLines.filter((line) => line.key === 'subject').length, 1)
   assert.equal(mail!.headerLines.filter((line) => line.key === 'to').length, 1)
+})
+
+test('SMTP_URL without APP_URL stops the boot with one line naming APP_URL, exit 78, before anything listens', { timeout: 120_000 }, async (t) => {
+  const { execFile } = await import('node:child_process')
+  const { compiledServer } = await import('../../support/compiled-server.ts')
+  const env = { ...process.env, CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE, DISABLE_SSL: 'true', HTTP_PORT: '0', HTTP_BIND: '127.0.0.1', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'campfire@example.com', APP_URL: '' }
+  const main = await compiledServer()
+  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = execFile('node', [main], { env }, (error, stdout, stderr) => resolve({ code: child.exitCode ?? (error as { code?: number } | null)?.code ?? 0, stdout, stderr }))
+  })
+  assert.equal(code, 78)
+  assert.equal(stderr.trim().split('\n').length, 1)
+  assert.match(stderr.trim(), /^Campfire cannot start: APP_URL is required with SMTP_URL/)
+  assert.doesNotMatch(stdout, /Server listening/)
 })
