@@ -189,6 +189,21 @@ test('an expired ID token is refused', async (t) => {
   assertRefused(app, await comeBack(app, callback, started.flowCookie), before, 401, /could not be verified/)
 })
 
+test('an ID token issued an hour in the future by the clock here is refused; a few seconds ahead is tolerated', async (t) => {
+  // This server's clock an hour behind the provider's: the token's iat is an hour from now here.
+  const { app } = await ssoApp(t, provider, { clockSkew: -60 * 60 })
+  provider.people.set('newcomer-future', { email: 'grace@example.com', email_verified: true })
+  const started = await pressButton(app)
+  const callback = await provider.signIn(started.authorizationUrl.href, 'newcomer-future')
+  const before = counts(app)
+  assertRefused(app, await comeBack(app, callback, started.flowCookie), before, 401, /could not be verified/)
+
+  const { app: close } = await ssoApp(t, provider, { clockSkew: -2 })
+  provider.people.set('newcomer-nearly-now', { email: 'ada@example.com', email_verified: true })
+  const { response } = await signInAs(close, provider, 'newcomer-nearly-now')
+  assert.equal(response.statusCode, 302, response.body.slice(0, 300))
+})
+
 test('an ID token signed by a key the provider does not publish is refused', async (t) => {
   const { app } = await ssoApp(t, provider)
   provider.people.set('newcomer-6', { email: 'margaret@example.com', email_verified: true })
