@@ -249,6 +249,41 @@ test('a deactivated person is refused, even when linked by sub', async (t) => {
   assertRefused(app, response, before, 403, /account can&#39;t sign in|account can't sign in/)
 })
 
+test('a deactivated person never linked to the provider is refused, though their domain is allowed, and nobody new is made', async (t) => {
+  const { app } = await ssoApp(t, provider, { env: { OIDC_ALLOWED_DOMAINS: '37signals.com' } })
+  await app.store.write((m) => m.deactivatable.deactivate(users.kevin.id))
+  provider.people.set('rita-like-sub', { email: 'Kevin@37signals.com', email_verified: true })
+  const before = counts(app)
+  assertRefused(app, (await signInAs(app, provider, 'rita-like-sub')).response, before, 403, /account can&#39;t sign in|account can't sign in/)
+})
+
+test('a deactivated person refused under one sub is refused under a second sub with the same email', async (t) => {
+  const { app } = await ssoApp(t, provider, { env: { OIDC_ALLOWED_DOMAINS: '37signals.com' } })
+  provider.people.set('kevin-first-sub', { email: 'kevin@37signals.com', email_verified: true })
+  provider.people.set('kevin-second-sub', { email: 'kevin@37signals.com', email_verified: true })
+  assert.equal((await signInAs(app, provider, 'kevin-first-sub')).response.statusCode, 302)
+  await app.store.write((m) => m.deactivatable.deactivate(users.kevin.id))
+  const before = counts(app)
+  assertRefused(app, (await signInAs(app, provider, 'kevin-first-sub')).response, before, 403, /account can&#39;t sign in|account can't sign in/)
+  assertRefused(app, (await signInAs(app, provider, 'kevin-second-sub')).response, before, 403, /account can&#39;t sign in|account can't sign in/)
+})
+
+test('a banned person never linked is refused under any sub, though their domain is allowed', async (t) => {
+  const { app } = await ssoApp(t, provider, { env: { OIDC_ALLOWED_DOMAINS: '37signals.com' } })
+  await app.store.write((m) => m.bannable.setStatus(users.jz.id, 2))
+  provider.people.set('jz-new-sub', { email: 'JZ@37signals.com', email_verified: true })
+  const before = counts(app)
+  assertRefused(app, (await signInAs(app, provider, 'jz-new-sub')).response, before, 403, /account can&#39;t sign in|account can't sign in/)
+})
+
+test('a verified email with the Kelvin sign for K neither signs in as Kevin nor joins beside him', async (t) => {
+  const { app } = await ssoApp(t, provider, { env: { OIDC_ALLOWED_DOMAINS: '37signals.com' } })
+  provider.people.set('kelvin-sub', { email: '\u212Aevin@37signals.com', email_verified: true })
+  const before = counts(app)
+  assertRefused(app, (await signInAs(app, provider, 'kelvin-sub')).response, before, 403, /looks like someone else/)
+  assert.equal(app.store.read((m) => m.oidcIdentities.forUser(users.kevin.id, app.oidc!.issuer)), undefined, 'Kevin is not linked to it')
+})
+
 test('a banned person is refused, by email and from a banned address', async (t) => {
   const { app } = await ssoApp(t, provider)
   provider.people.set('jason-sub', { email: 'jason@37signals.com', email_verified: true })
