@@ -4,6 +4,7 @@ import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { REPLICA_SCHEMES } from './litestream/binary.ts'
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from './lib/log-format.ts'
+import { parseMailbox, type Mailbox } from './lib/mailbox.ts'
 import { projectPath } from './lib/paths.ts'
 import { validateVapidKeys } from './lib/vapid.ts'
 import { OidcConfigError, readOidcConfig, type OidcConfig } from './oidc-config.ts'
@@ -59,6 +60,10 @@ export interface Config {
   readonly litestreamReplicaUrl: string | null
   // Single sign-on through an OpenID Connect provider (OIDC_*; null without OIDC_ISSUER).
   readonly oidc: OidcConfig | null
+  // The origin people open Campfire at (APP_URL, e.g. https://chat.example.com): what links that
+  // leave a request (emails, messages broadcast to others, bot replies) start with, never the
+  // request's Host header. Required with email; without it those links follow the request.
+  readonly appUrl: string | null
   // Email about missed mentions and Pings (docs/email.md): null without SMTP_URL.
   readonly email: EmailConfig | null
   readonly emailProblem: string | null
@@ -67,10 +72,12 @@ export interface Config {
 export interface EmailConfig {
   // SMTP_URL: smtp://user:pass@host:587 or smtps://user:pass@host:465.
   readonly smtpUrl: string
-  // MAIL_FROM: the From header, e.g. "Campfire <campfire@example.com>".
-  readonly from: string
+  // MAIL_FROM: the From header, e.g. "Campfire <campfire@example.com>", as its name and address.
+  readonly from: Mailbox
   // CAMPFIRE_EMAIL_DELAY (seconds, default 600): how long a message waits unread before it is emailed.
   readonly delayMs: number
+  // APP_URL: the origin every link in an email starts with.
+  readonly origin: string
 }
 
 // The cache switches (docs/architecture.md, "Caching"): defaults are the fast settings; the others are the
@@ -124,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
   const { storagePath, environment, databasePath, filesPath, secretKeyBasePath } = storageLocation(env)
   const vapid = readVapid(env)
   const secret = readSecretKeyBase(env, storagePath, secretKeyBasePath)
+  const appUrl = readAppUrl(env.APP_URL)
   return Object.freeze({
     secretKeyBase: secret.value,
     secretKeyBaseSource: secret.source,
@@ -154,7 +162,8 @@ export function loadConfig(env: Env = process.env): Config {
     httpTimeouts: readHttpTimeouts(env),
     litestreamReplicaUrl: readReplicaUrl(env.LITESTREAM_REPLICA_URL),
     oidc: readOidc(env),
-    ...readEmail(env),
+    appUrl,
+    ...readEmail(env, appUrl),
   })
 }
 
@@ -182,8 +191,18 @@ function readHttpTimeouts(env: Env): Config['httpTimeouts'] {
   return { headersMs, requestMs, keepAliveMs: readSeconds('HTTP_KEEP_ALIVE_TIMEOUT', env.HTTP_KEEP_ALIVE_TIMEOUT, 20) }
 }
 
-// Email is off without SMTP_URL (one boot line says so); with it, MAIL_FROM is required.
-function readEmail(env: Env): { email: EmailConfig | null; emailProblem: string | null } {
+// APP_URL: an http(s) origin, nothing after the host and port but an optional "/".
+function readAppUrl(value: string | undefined): string | null {
+  const text = value?.trim()
+  if (!text) return null
+  const url = URL.canParse(text) ? new URL(text) : null
+  const bare = url !== null && url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '' && !text.endsWith('?') && !text.endsWith('#')
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !bare) throw new ConfigError(`APP_URL must be the http:// or https:// origin people open Campfire at, e.g. https://chat.example.com, got "${text}"`)
+  return url.origin
+}
+
+// Email is off without SMTP_URL (one boot line says so); with it, MAIL_FROM and APP_URL are required.
+function readEmail(env: Env, appUrl: string | null): { email: EmailConfig | null; emailProblem: string | null } {
   const smtpUrl = env.SMTP_URL?.trim()
   const delay = env.CAMPFIRE_EMAIL_DELAY?.trim()
   const seconds = delay ? Number(delay) : 600
@@ -198,8 +217,10 @@ function readEmail(env: Env): { email: EmailConfig | null; emailProblem: string 
   if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL, got a ${url.protocol} one`)
   const from = env.MAIL_FROM?.trim()
   if (!from) throw new ConfigError('MAIL_FROM is required with SMTP_URL, e.g. MAIL_FROM="Campfire <campfire@example.com>"')
-  if (/[\r\n]/.test(from) || !/@/.test(from)) throw new ConfigError(`MAIL_FROM must be an email address, optionally with a name, got "${from}"`)
-  return { email: Object.freeze({ smtpUrl, from, delayMs: Math.round(seconds * 1000) }), emailProblem: null }
+  const mailbox = parseMailbox(from)
+  if (!mailbox) throw new ConfigError(`MAIL_FROM must be one email address, optionally with a name, got "${from}"`)
+  if (!appUrl) throw new ConfigError('APP_URL is required with SMTP_URL: the address people open Campfire at, which every link in an email starts with, e.g. APP_URL=https://chat.example.com')
+  return { email: Object.freeze({ smtpUrl, from: mailbox, delayMs: Math.round(seconds * 1000), origin: appUrl }), emailProblem: null }
 }
 
 // One process needs nothing else; several share their broadcasts through Redis, so asking for

@@ -183,14 +183,32 @@ test('LITESTREAM_REPLICA_URL takes the replica URLs Litestream knows and refuses
 })
 
 test('email is off without SMTP_URL; with it, MAIL_FROM is required and CAMPFIRE_EMAIL_DELAY is seconds (10 minutes by default)', (t) => {
-  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  const base: Record<string, string> = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
   const off = loadConfig(base)
   assert.equal(off.email, null)
   assert.equal(off.emailProblem, 'SMTP_URL is not set')
-  const on = loadConfig({ ...base, SMTP_URL: 'smtps://user:pass@mail.example.com:465', MAIL_FROM: 'Campfire <campfire@example.com>' })
-  assert.deepEqual(on.email, { smtpUrl: 'smtps://user:pass@mail.example.com:465', from: 'Campfire <campfire@example.com>', delayMs: 600_000 })
+  const on = loadConfig({ ...base, SMTP_URL: 'smtps://user:pass@mail.example.com:465', MAIL_FROM: 'Campfire <campfire@example.com>', APP_URL: 'https://chat.example.com/' })
+  assert.deepEqual(on.email, { smtpUrl: 'smtps://user:pass@mail.example.com:465', from: { name: 'Campfire', address: 'campfire@example.com' }, delayMs: 600_000, origin: 'https://chat.example.com' })
+  base.APP_URL = 'https://chat.example.com'
   assert.equal(loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com:587', MAIL_FROM: 'campfire@example.com', CAMPFIRE_EMAIL_DELAY: '0.5' }).email?.delayMs, 500)
   assert.throws(() => loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com:587' }), (error: Error) => error instanceof ConfigError && /MAIL_FROM is required/.test(error.message))
   assert.throws(() => loadConfig({ ...base, SMTP_URL: 'http://mail.example.com', MAIL_FROM: 'a@example.com' }), (error: Error) => error instanceof ConfigError && /smtp:\/\/ or smtps:\/\//.test(error.message))
+  for (const from of ['Campfire <a@example.com>, b@example.com', 'campfire', 'Campfire <a@example.com>\r\nBcc: b@example.com']) {
+    assert.throws(() => loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: from }), (error: Error) => error instanceof ConfigError && /MAIL_FROM must be one email address/.test(error.message), from)
+  }
   assert.throws(() => loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: 'a@example.com', CAMPFIRE_EMAIL_DELAY: 'soon' }), (error: Error) => error instanceof ConfigError && /CAMPFIRE_EMAIL_DELAY/.test(error.message))
+})
+
+test('APP_URL is an http(s) origin, required with SMTP_URL; without email it may be left unset', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  assert.equal(loadConfig(base).appUrl, null)
+  assert.equal(loadConfig({ ...base, APP_URL: ' https://Chat.Example.com:8443/ ' }).appUrl, 'https://chat.example.com:8443')
+  assert.equal(loadConfig({ ...base, APP_URL: 'http://127.0.0.1:3000' }).appUrl, 'http://127.0.0.1:3000')
+  for (const bad of ['chat.example.com', 'ftp://chat.example.com', 'https://chat.example.com/campfire', 'https://user:pass@chat.example.com', 'https://chat.example.com/?x=1', 'https://chat.example.com/#top', 'javascript:alert(1)']) {
+    assert.throws(() => loadConfig({ ...base, APP_URL: bad }), (error: Error) => error instanceof ConfigError && /^APP_URL must be the http:\/\/ or https:\/\/ origin/.test(error.message), bad)
+  }
+  assert.throws(
+    () => loadConfig({ ...base, SMTP_URL: 'smtp://mail.example.com:587', MAIL_FROM: 'campfire@example.com' }),
+    (error: Error) => error instanceof ConfigError && /^APP_URL is required with SMTP_URL/.test(error.message),
+  )
 })

@@ -1,11 +1,14 @@
 import nodemailer, { type Transporter } from 'nodemailer'
+import type { Mailbox } from './mailbox.ts'
 
 // Sends one email through the SMTP server SMTP_URL names (nodemailer), and says whether a
 // failure is worth another try: a 4xx answer or no answer at all (refused, timed out, cut off)
-// is temporary; a 5xx answer is permanent.
+// is temporary; a 5xx answer is permanent. The envelope is nodemailer's, from these mailboxes.
+export type { Mailbox }
+
 export interface OutgoingEmail {
-  from: string
-  to: string
+  from: Mailbox
+  to: Mailbox
   subject: string
   text: string
   html: string
@@ -33,7 +36,13 @@ export class Mailer {
 
   async send(email: OutgoingEmail): Promise<SendOutcome> {
     try {
-      await this.transport.sendMail({ ...email, disableFileAccess: true, disableUrlAccess: true })
+      await this.transport.sendMail({
+        ...email,
+        subject: oneLine(email.subject),
+        envelope: { from: email.from.address, to: [email.to.address] },
+        disableFileAccess: true,
+        disableUrlAccess: true,
+      })
       return { sent: true }
     } catch (error) {
       const { responseCode, message } = error as { responseCode?: number; message?: string }
@@ -45,4 +54,9 @@ export class Mailer {
   close(): void {
     this.transport.close()
   }
+}
+
+// Control characters (a line break in a room's name) become spaces.
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ')
 }

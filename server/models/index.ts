@@ -38,6 +38,7 @@ import { bannable } from './user/bannable.ts'
 import { webhooks } from './webhook.ts'
 import { bots } from './user/bot.ts'
 import { oidcIdentities } from './user/oidc-identity.ts'
+import { emailStanding } from './user/email-standing.ts'
 import { emailNotifications } from './email/notification.ts'
 import { emailPreferences } from './email/preference.ts'
 import { missedMessages } from './email/missed-messages.ts'
@@ -86,6 +87,7 @@ export function createModels(db: Connection) {
     webhooks: webhooks(db),
     bots: bots(db),
     oidcIdentities: oidcIdentities(db),
+    emailStanding: emailStanding(db),
     emailNotifications: emailNotifications(db),
     emailPreferences: emailPreferences(db),
     missedMessages: missedMessages(db),

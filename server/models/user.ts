@@ -24,8 +24,10 @@ export interface NewUser {
 
 const COLUMNS = 'id, name, email_address, password_digest, role, status, bio, updated_at'
 
+// Addresses are stored and compared with their ASCII letters lowercased and nothing else:
+// Unicode lowercasing would turn the Kelvin sign into a k (user/email-standing.ts).
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase()
+  return email.trim().replace(/[A-Z]+/g, (letters) => letters.toLowerCase())
 }
 
 export function isAdministrator(user: Pick<UserRow, 'role'>): boolean {

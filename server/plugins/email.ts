@@ -13,7 +13,7 @@ import { EmailSender, SENDING_AT_ONCE, type EmailSenderOptions } from './email/s
 // SMTP_URL nothing is queued or sent.
 const MAX_WAITING_MESSAGES = 1000
 
-export interface EmailOptions extends Partial<Omit<EmailSenderOptions, 'delayMs' | 'from'>> {
+export interface EmailOptions extends Partial<Omit<EmailSenderOptions, 'delayMs' | 'from' | 'origin'>> {
   config: Config
   workerId?: number
   // Whether this process sends (default: one process, or worker 1 of a cluster).
@@ -46,8 +46,9 @@ export default fp(
       if (batch.length === 0 || !settings) return
       const verify = (sgid: string) => app.signing.verifySignedGlobalId(sgid)
       const now = Date.now()
-      const queued = batch.map(({ message, room, creator, origin }) => ({
-        messageId: message.id, roomId: room.id, creatorId: creator.id, origin, now, delayMs: settings.delayMs,
+      // Links are made from APP_URL when the email is sent; the row keeps it too.
+      const queued = batch.map(({ message, room, creator }) => ({
+        messageId: message.id, roomId: room.id, creatorId: creator.id, origin: settings.origin, now, delayMs: settings.delayMs,
         direct: room.type === ROOM_TYPES.direct,
         mentioned: app.store.read((m) => m.messagePusher.mentionedUserIds(message.id, verify)),
       }))
@@ -69,6 +70,7 @@ export default fp(
     const sender = runsSender
       ? new EmailSender(app, new Mailer(settings.smtpUrl, { timeoutMs: options.timeoutMs, connections: SENDING_AT_ONCE }), {
           from: settings.from,
+          origin: settings.origin,
           delayMs: settings.delayMs,
           pollMs: options.pollMs,
           retryBaseMs: options.retryBaseMs,

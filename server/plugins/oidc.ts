@@ -25,6 +25,9 @@ export const FLOW_COOKIE = 'oidc_flow'
 const MAX_PICTURE_URL = 2048
 // How long the person has at the provider between the button and the callback.
 const FLOW_TTL_MS = 10 * 60 * 1000
+// How far the provider's clock and ours may disagree, in seconds: openid-client's tolerance for
+// exp and nbf, and ours for iat (which it does not check against the future).
+export const CLOCK_TOLERANCE_SECONDS = 5
 
 // What a sign-in in progress keeps in its signed cookie: state, nonce and the PKCE verifier.
 export interface Flow {
@@ -103,7 +106,7 @@ export default fp(
       // not only trusted for having come over the token endpoint's TLS.
       const execute = [client.enableNonRepudiationChecks]
       if (isLoopbackIssuer(oidc.issuer) && oidc.issuer.protocol === 'http:') execute.push(client.allowInsecureRequests)
-      const metadata: Partial<client.ClientMetadata> = options.test?.clockSkew ? { [client.clockSkew]: options.test.clockSkew } : {}
+      const metadata: Partial<client.ClientMetadata> = { [client.clockTolerance]: CLOCK_TOLERANCE_SECONDS, ...(options.test?.clockSkew ? { [client.clockSkew]: options.test.clockSkew } : {}) }
       const found = await client.discovery(oidc.issuer, oidc.clientId, metadata, auth, { execute, timeout: oidc.timeoutSeconds })
       found.timeout = oidc.timeoutSeconds
       return found
@@ -169,6 +172,9 @@ export default fp(
         const tokens = await guarded(() => client.authorizationCodeGrant(config, current, checks, { redirect_uri: redirectUri(request) }))
         const claims = tokens.claims()
         if (!claims || !tokens.id_token) throw new SignInNotVerified('no ID token')
+        // An ID token issued in the future was not issued by a provider whose clock agrees with ours.
+        const now = Math.floor(Date.now() / 1000) + (options.test?.clockSkew ?? 0)
+        if (typeof claims.iat !== 'number' || claims.iat > now + CLOCK_TOLERANCE_SECONDS) throw new SignInNotVerified('ID token issued in the future')
         // Providers that keep the ID token small (oidc-provider, Entra) give the email and name
         // at the userinfo endpoint; the email and its verification are taken together.
         let profile: Record<string, unknown> = claims

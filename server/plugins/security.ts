@@ -6,6 +6,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     skipForgeryProtection?: boolean
   }
+  interface FastifyInstance {
+    // The origin of links that leave the request (a message broadcast to everyone in its room,
+    // a bot's reply, an email): APP_URL when it is set, so a Host header cannot steer them.
+    outgoingOrigin(request: FastifyRequest): string
+  }
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -37,6 +42,7 @@ export default fp(
   async function security(app, options: { config: Config }) {
     const { config } = options
     let ignoredForwardedHeaders = false
+    app.decorate('outgoingOrigin', (request: FastifyRequest) => config.appUrl ?? requestOrigin(request))
 
     app.addHook('onRequest', async (request, reply) => {
       if (!ignoredForwardedHeaders && isForwardedFromUntrustedPeer(request)) {

@@ -34,17 +34,18 @@ export function missedMessagesEmail(input: {
   recipient: Recipient
   messages: readonly MissedMessage[]
   more: boolean
+  // APP_URL, which every link starts with.
+  origin: string
   unsubscribeUrl: string
 }): MissedMessagesEmail {
-  const { accountName, messages } = input
-  const origin = messages[0]!.origin
+  const { accountName, messages, origin } = input
   const shown = messages.map((m) => ({
     sender: m.creatorName,
     place: m.direct ? 'Ping' : m.roomName,
     time: formatTime(m.createdAt),
     text: shorten(m.text.trim()),
     attachment: m.attachment,
-    permalink: `${m.origin}/rooms/${m.roomId}/@${m.id}`,
+    permalink: `${origin}/rooms/${m.roomId}/@${m.id}`,
   }))
   const heading = subjectFor(messages)
   const subject = `${heading} (${accountName})`

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
-import { joinAccount } from '../models/user/joining.ts'
+import { EmailRefused, joinAccount } from '../models/user/joining.ts'
 import { EmailTaken } from '../models/user.ts'
 import { isAdministrator, ROLES, STATUSES } from '../models/user.ts'
 import { denyBots } from './deny-bots.ts'
@@ -12,6 +12,10 @@ import { transferLinks } from './sessions/transfers.ts'
 import { removeFiles } from '../lib/files.ts'
 
 type JoinRequest = FastifyRequest<{ Params: { join_code: string } }>
+
+// Someone deactivated or banned had the address: only an administrator brings them back.
+const REFUSED_EMAIL = "That email address can't join here. Please ask an administrator."
+const LOOKALIKE_EMAIL = "That email address looks like someone else's here. Please use another one."
 
 // Joining with the account's invite link, and everyone's public profile.
 export default async function users(app: FastifyInstance, options: { config: Config }) {
@@ -50,6 +54,10 @@ export default async function users(app: FastifyInstance, options: { config: Con
       })
     } catch (error) {
       if (avatar) await removeFiles(avatar.paths)
+      if (error instanceof EmailRefused) {
+        const message = error.reason === 'inactive' ? REFUSED_EMAIL : LOOKALIKE_EMAIL
+        return reply.view('users/new', { joinCode: request.params.join_code, error: message, name: person.name, emailAddress: person.emailAddress }, 422)
+      }
       if (!(error instanceof EmailTaken)) throw error
       return reply.redirect(`/session/new?email_address=${encodeURIComponent(person.emailAddress)}`, 302)
     }

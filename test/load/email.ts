@@ -80,7 +80,7 @@ async function measure(mode: Mode): Promise<Run> {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env, CAMPFIRE_STORAGE_PATH: storage, RAILS_ENV: 'production', LOG_LEVEL: 'warn', DISABLE_SSL: 'true', HTTP_PORT: String(port), HTTP_BIND: '127.0.0.1',
-        SECRET_KEY_BASE: 'c'.repeat(128), SMTP_URL: inbox.url, MAIL_FROM: 'Campfire <campfire@example.com>', WEB_CONCURRENCY: '1',
+        SECRET_KEY_BASE: 'c'.repeat(128), SMTP_URL: inbox.url, MAIL_FROM: 'Campfire <campfire@example.com>', APP_URL: 'https://campfire.example.com', WEB_CONCURRENCY: '1',
       },
     })
     let output = ''

@@ -23,18 +23,18 @@ test('someone mentioned while away gets exactly one email after the delay, whose
   assert.deepEqual(e.inbox.envelopes[0], [users.kevin.email])
   assert.equal(mail!.subject, `${users.david.name} mentioned you in HQ (37signals)`)
   const unsubscribe = header(mail!, 'list-unsubscribe')
-  assert.match(unsubscribe ?? '', new RegExp(`^<${e.origin}/email/unsubscribe/[^>]+>$`))
+  assert.match(unsubscribe ?? '', new RegExp(`^<${e.appUrl}/email/unsubscribe/[^>]+>$`))
   assert.equal(header(mail!, 'list-unsubscribe-post'), 'List-Unsubscribe=One-Click')
 
   assert.match(mail!.text ?? '', /the launch notes are ready/)
   assert.match(mail!.text ?? '', /HQ/)
   assert.match(String(mail!.html), /the launch notes are ready/)
   assert.match(String(mail!.html), /37signals/)
-  const permalink = `${e.origin}/rooms/${rooms.hq.id}/@${id}`
+  const permalink = `${e.appUrl}/rooms/${rooms.hq.id}/@${id}`
   assert.ok(mail!.text!.includes(permalink), 'the text part links to the message')
   assert.ok(String(mail!.html).includes(`href="${permalink}"`), 'the HTML part links to the message')
 
-  const opened = await fetchAs(e.origin, await e.cookie('kevin'), permalink.slice(e.origin.length))
+  const opened = await fetchAs(e.origin, await e.cookie('kevin'), permalink.slice(e.appUrl.length))
   assert.equal(opened.status, 200)
   assert.match(await opened.text(), new RegExp(`data-message-id="${id}"`))
 
@@ -132,7 +132,7 @@ test('the unsubscribe link turns the emails off without a session; a tampered to
   const [mail] = await e.inbox.waitFor(1)
   const url = /^<(.+)>$/.exec(header(mail!, 'list-unsubscribe') ?? '')![1]!
   assert.ok(mail!.text!.includes(url), 'the text part carries the same link')
-  const path = url.slice(e.origin.length)
+  const path = url.slice(e.appUrl.length)
 
   const page = await fetchAs(e.origin, null, path)
   assert.equal(page.status, 200)
@@ -248,7 +248,7 @@ test('without SMTP_URL nothing is queued and no sender runs', async (t) => {
 test('one process sends, and under WEB_CONCURRENCY only worker 1 does', async (t) => {
   const { buildApp } = await import('../../server/app.ts')
   const { testConfig, tempStorage } = await import('../helper.ts')
-  const config = testConfig(tempStorage(t), { SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'campfire@example.com' })
+  const config = testConfig(tempStorage(t), { SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'campfire@example.com', APP_URL: 'https://campfire.example.com' })
   // One process (which migrates the file, as a cluster's primary would), then the workers.
   for (const [workerId, sending] of [[undefined, true], [1, true], [2, false], [3, false]] as const) {
     const app = await buildApp({ config, logger: false, passwordCost: 4, compiledWorkers: await compiledWorkers(), workerId })
@@ -257,4 +257,27 @@ test('one process sends, and under WEB_CONCURRENCY only worker 1 does', async (t
     assert.equal(app.email.enabled, true)
     assert.equal(app.email.sending, sending, `worker ${workerId}`)
   }
+})
+
+test('a post sent with Host: evil.example gives an email whose links and unsubscribe token point at APP_URL', async (t) => {
+  const e = await startEmailApp(t)
+  const { request } = await import('node:http')
+  const { POST_HEADERS } = await import('../routes/messages/support.ts')
+  const body = new URLSearchParams({ 'message[body]': `<p>${e.mention(users.kevin.id)} please confirm your account</p>` }).toString()
+  const cookie = await e.cookie('david')
+  const status = await new Promise<number>((resolve, reject) => {
+    const posted = request(`${e.origin}/rooms/${rooms.hq.id}/messages`, { method: 'POST', headers: { ...POST_HEADERS, host: 'evil.example', cookie } }, (response) => {
+      response.resume()
+      resolve(response.statusCode ?? 0)
+    })
+    posted.on('error', reject)
+    posted.end(body)
+  })
+  assert.ok(status >= 200 && status < 400, `posted: ${status}`)
+  const [mail] = await e.inbox.waitFor(1)
+  const links = [...`${mail!.text}\n${String(mail!.html)}\n${header(mail!, 'list-unsubscribe')}`.matchAll(/https?:\/\/[^\s"<>]+/g)].map((match) => match[0])
+  assert.ok(links.length >= 4, `links: ${links.join(' ')}`)
+  for (const link of links) assert.ok(link.startsWith(`${e.appUrl}/`), `${link} starts with APP_URL`)
+  assert.doesNotMatch(`${mail!.text}${String(mail!.html)}${mail!.headerLines.map((line) => line.line).join('\n')}`, /evil\.example/)
+  assert.match(header(mail!, 'list-unsubscribe') ?? '', new RegExp(`^<${e.appUrl}/email/unsubscribe/[^>]+>$`))
 })

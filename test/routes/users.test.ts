@@ -106,6 +106,45 @@ test('POST /join/<code> treats an email differing only in letter case as taken',
   assert.equal(countUsers(app), before)
 })
 
+test('POST /join/<code> with the email of someone deactivated, in any letter case, answers 422 and creates nobody: only an administrator brings them back', async (t) => {
+  const { app } = await buildTestApp(t)
+  await app.store.write((m) => m.deactivatable.deactivate(users.kevin.id))
+  const before = countUsers(app)
+  for (const email of [users.kevin.email, 'Kevin@37Signals.COM']) {
+    const response = await join(app, { ...NEWCOMER, 'user[email_address]': email })
+    assert.equal(response.statusCode, 422, email)
+    assert.match(response.body, /can&#39;t join here|can't join here/)
+    assert.match(response.body, /administrator/)
+    assert.equal(response.cookies.find((c) => c.name === 'session_token'), undefined)
+  }
+  assert.equal(countUsers(app), before)
+})
+
+test('POST /join/<code> with the email of someone banned answers 422 and creates nobody', async (t) => {
+  const { app } = await buildTestApp(t)
+  await app.store.write((m) => m.bannable.setStatus(users.jz.id, 2))
+  const before = countUsers(app)
+  const response = await join(app, { ...NEWCOMER, 'user[email_address]': users.jz.email.toUpperCase() })
+  assert.equal(response.statusCode, 422)
+  assert.match(response.body, /can&#39;t join here|can't join here/)
+  assert.equal(countUsers(app), before)
+})
+
+test('POST /join/<code> refuses an address that only Unicode case folding makes someone else\'s (the Kelvin sign for K), and takes new ones with non-ASCII letters', async (t) => {
+  const { app } = await buildTestApp(t)
+  const before = countUsers(app)
+  for (const email of ['\u212Aevin@37signals.com', '\uFF4Bevin@37signals.com', 'kevin@37\u017Fignals.com']) {
+    const response = await join(app, { ...NEWCOMER, 'user[email_address]': email })
+    assert.equal(response.statusCode, 422, email)
+    assert.match(response.body, /looks like someone else&#39;s|looks like someone else's/)
+  }
+  assert.equal(countUsers(app), before)
+  const welcome = await join(app, { ...NEWCOMER, 'user[email_address]': 'Jos\u00E9@Example.com' })
+  assert.equal(welcome.statusCode, 302)
+  assert.equal(welcome.headers.location, '/')
+  assert.equal(app.store.read((m) => m.db.prepare('SELECT email_address FROM users ORDER BY id DESC LIMIT 1').pluck().get()), 'jos\u00E9@example.com', 'stored with its ASCII letters lowercased only')
+})
+
 test('a signed-in person opening the join link is redirected to /', async (t) => {
   const { app } = await buildTestApp(t)
   const cookie = await signIn(app, 'kevin')

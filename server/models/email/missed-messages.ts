@@ -19,7 +19,6 @@ export interface MissedMessage {
   createdAt: string
   text: string
   attachment: string | null
-  origin: string
 }
 
 interface Row {
@@ -71,7 +70,7 @@ export function missedMessages(db: Connection) {
         const direct = found.room_type === ROOM_TYPES.direct
         missed.push({
           id: row.message_id, roomId: row.room_id, roomName: direct ? found.creator_name : (found.room_name ?? ''), direct,
-          creatorName: found.creator_name, createdAt: found.created_at, text: found.text ?? '', attachment: found.attachment, origin: row.origin,
+          creatorName: found.creator_name, createdAt: found.created_at, text: found.text ?? '', attachment: found.attachment,
         })
       }
       return missed

@@ -9,7 +9,7 @@ export interface ProviderClaims {
   name: string | null
 }
 
-export type OidcRefusal = 'unverified' | 'domain' | 'inactive' | 'linked-elsewhere'
+export type OidcRefusal = 'unverified' | 'domain' | 'inactive' | 'linked-elsewhere' | 'lookalike'
 // `linked`: the provider's identity was tied to the person by this sign-in (a newcomer, or the
 // first sign-in through the provider of someone already here).
 export type OidcSignIn = { userId: number; joined: boolean; linked: boolean } | { refused: OidcRefusal }
@@ -20,7 +20,9 @@ const NAME_LIMIT = 255
 // - someone already linked to the provider's `sub` (whatever their email has become since);
 // - else the active person with that verified email, who gets linked;
 // - else, with a verified email in an allowed domain, a new member, as a join link makes them.
-// Deactivated and banned people are refused however they are found.
+// Deactivated and banned people are refused however they are found: by `sub`, by email, or by
+// the email a deactivation set aside (under any `sub`); so is an address that only Unicode
+// folding makes someone's (user/email-standing.ts). Only an administrator brings anyone back.
 export function signInWithProvider(m: Models, issuer: string, claims: ProviderClaims, allowedDomains: readonly string[]): OidcSignIn {
   const linked = m.oidcIdentities.findBySubject(issuer, claims.sub)
   if (linked) {
@@ -38,6 +40,8 @@ export function signInWithProvider(m: Models, issuer: string, claims: ProviderCl
     m.oidcIdentities.link(existing.id, issuer, claims.sub, email)
     return { userId: existing.id, joined: false, linked: true }
   }
+  const refusal = m.emailStanding.refusal(email)
+  if (refusal) return { refused: refusal }
   const domain = email.slice(email.lastIndexOf('@') + 1)
   if (!allowedDomains.includes(domain)) return { refused: 'domain' }
   const name = (claims.name?.trim() || email.slice(0, email.lastIndexOf('@'))).slice(0, NAME_LIMIT)

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify'
-import type { Mailer } from '../../lib/mailer.ts'
+import type { Mailbox, Mailer } from '../../lib/mailer.ts'
 import { MAX_PENDING_PER_PERSON } from '../../models/email/notification.ts'
 import { missedMessagesEmail } from '../../rendering/missed-messages-email.ts'
 import { EMAIL_UNSUBSCRIBE_PURPOSE, unsubscribePath } from './unsubscribe-token.ts'
 
 export interface EmailSenderOptions {
-  from: string
+  from: Mailbox
+  // APP_URL: every link in an email starts with it (never the Host header a post came with).
+  origin: string
   delayMs: number
   // How often due rows are looked for (default: a tenth of the delay, from 50 ms to 5 s).
   pollMs?: number
@@ -101,15 +103,15 @@ export class EmailSender {
       this.counts.skipped += rows.length
       return this.app.store.write((m) => m.emailNotifications.finish(userId, lease))
     }
-    const origin = messages[0]!.origin
+    const { origin } = this.options
     const token = this.app.signing.signedId('User', userId, EMAIL_UNSUBSCRIBE_PURPOSE)
     const unsubscribeUrl = origin + unsubscribePath(token)
-    const content = missedMessagesEmail({ accountName, recipient, messages, more: rows.length >= MAX_PENDING_PER_PERSON, unsubscribeUrl })
+    const content = missedMessagesEmail({ accountName, recipient, messages, more: rows.length >= MAX_PENDING_PER_PERSON, origin, unsubscribeUrl })
     const logo = await this.logoPng()
     const html = this.app.renderPartial('mailers/missed_messages', { ...content.view, logoCid: logo ? 'logo@campfire' : null })
     const outcome = await this.mailer.send({
       from: this.options.from,
-      to: `${recipient.name.replace(/["\\\r\n]/g, '')} <${recipient.email_address}>`,
+      to: { name: recipient.name, address: recipient.email_address },
       subject: content.subject,
       text: content.text,
       html,

@@ -3,7 +3,6 @@ import type { MessageRow } from '../../models/message.ts'
 import { announcementOf, type Announcement } from '../../models/message/posting.ts'
 import type { RoomRow } from '../../models/room.ts'
 import type { UserRow } from '../../models/user.ts'
-import { requestOrigin } from '../../plugins/security.ts'
 import { emptyCacheStats, type CacheStats } from '../../rendering/cache-stats.ts'
 import { epochSeconds } from '../../rendering/helpers/time.ts'
 import { turboStream } from '../../rendering/turbo-streams.ts'
@@ -32,7 +31,7 @@ export interface AnnounceOptions {
 export function announceNewMessage(
   app: FastifyInstance, request: FastifyRequest, room: RoomRow, message: MessageRow, creator: UserRow, options: AnnounceOptions = {}, announcement?: Announcement,
 ): string {
-  const context = { origin: requestOrigin(request), viewerId: request.user!.id, stats: request.cacheStats, endPhase: (name: string) => request.endPhase(name) }
+  const context = { origin: app.outgoingOrigin(request), viewerId: request.user!.id, stats: request.cacheStats, endPhase: (name: string) => request.endPhase(name) }
   return announceMessage(app, context, room, message, creator, options, announcement)
 }
 

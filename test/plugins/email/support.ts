@@ -12,6 +12,8 @@ import { compiledWorkers } from '../../support/compiled-server.ts'
 
 export const DELAY_MS = 400
 export const MAIL_FROM = 'Campfire <campfire@example.com>'
+// Where people open Campfire: every link in an email starts with it, wherever the server listens.
+export const APP_URL = 'https://campfire.example.com'
 
 // An app with the fixture cast listening on loopback, emailing through a real SMTP server of
 // its own after DELAY_MS, looking for due emails every 20 ms and retrying after 100 ms.
@@ -19,7 +21,9 @@ export interface EmailApp {
   app: FastifyInstance
   inbox: SmtpInbox
   log: CapturedLog
+  // Where the server listens, for requests.
   origin: string
+  appUrl: string
   storage: string
   cookie(name: UserName): Promise<string>
   post(name: UserName, roomId: number, body: string): Promise<number>
@@ -33,7 +37,7 @@ export async function startEmailApp(t: TestContext, options: { storage?: string;
   const inbox = options.inbox ?? (await startSmtpInbox(t))
   const storage = options.storage ?? tempStorage(t)
   const log = capturedLog()
-  const config = testConfig(storage, { SMTP_URL: inbox.url, MAIL_FROM, CAMPFIRE_EMAIL_DELAY: String(DELAY_MS / 1000) })
+  const config = testConfig(storage, { SMTP_URL: inbox.url, MAIL_FROM, APP_URL, CAMPFIRE_EMAIL_DELAY: String(DELAY_MS / 1000) })
   const app = await buildApp({
     config,
     logger: { level: 'info', stream: log.stream },
@@ -53,10 +57,11 @@ export async function startEmailApp(t: TestContext, options: { storage?: string;
     inbox,
     log,
     origin,
+    appUrl: APP_URL,
     storage,
     cookie,
     async post(name, roomId, body) {
-      // Over real HTTP, so the email's links name the origin the server listens at.
+      // Over real HTTP, as a browser posts.
       const response = await fetchAs(origin, await cookie(name), `/rooms/${roomId}/messages`, { method: 'POST', headers: POST_HEADERS, body: new URLSearchParams({ 'message[body]': body }).toString() })
       const html = await response.text()
       if (!response.ok) throw new Error(`post failed: ${response.status}`)

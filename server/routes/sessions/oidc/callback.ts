@@ -18,6 +18,8 @@ function refusal(reason: OidcRefusal | 'not-verified' | 'banned', name: string):
       return { status: 403, message: `${name} has not verified your email address, so it can't be used to sign in here.` }
     case 'domain':
       return { status: 403, message: `Your ${name} account can't join this Campfire. Ask an administrator for an invite link.` }
+    case 'lookalike':
+      return { status: 403, message: `Your ${name} email address looks like someone else's here, so it can't be used to sign in. Ask an administrator.` }
     case 'linked-elsewhere':
       return { status: 403, message: `Your account here is already linked to another ${name} identity.` }
     case 'inactive':

@@ -189,6 +189,21 @@ test('an expired ID token is refused', async (t) => {
   assertRefused(app, await comeBack(app, callback, started.flowCookie), before, 401, /could not be verified/)
 })
 
+test('an ID token issued an hour in the future by the clock here is refused; a few seconds ahead is tolerated', async (t) => {
+  // This server's clock an hour behind the provider's: the token's iat is an hour from now here.
+  const { app } = await ssoApp(t, provider, { clockSkew: -60 * 60 })
+  provider.people.set('newcomer-future', { email: 'grace@example.com', email_verified: true })
+  const started = await pressButton(app)
+  const callback = await provider.signIn(started.authorizationUrl.href, 'newcomer-future')
+  const before = counts(app)
+  assertRefused(app, await comeBack(app, callback, started.flowCookie), before, 401, /could not be verified/)
+
+  const { app: close } = await ssoApp(t, provider, { clockSkew: -2 })
+  provider.people.set('newcomer-nearly-now', { email: 'ada@example.com', email_verified: true })
+  const { response } = await signInAs(close, provider, 'newcomer-nearly-now')
+  assert.equal(response.statusCode, 302, response.body.slice(0, 300))
+})
+
 test('an ID token signed by a key the provider does not publish is refused', async (t) => {
   const { app } = await ssoApp(t, provider)
   provider.people.set('newcomer-6', { email: 'margaret@example.com', email_verified: true })
@@ -232,6 +247,41 @@ test('a deactivated person is refused, even when linked by sub', async (t) => {
   const before = counts(app)
   const { response } = await signInAs(app, provider, 'kevin-sub')
   assertRefused(app, response, before, 403, /account can&#39;t sign in|account can't sign in/)
+})
+
+test('a deactivated person never linked to the provider is refused, though their domain is allowed, and nobody new is made', async (t) => {
+  const { app } = await ssoApp(t, provider, { env: { OIDC_ALLOWED_DOMAINS: '37signals.com' } })
+  await app.store.write((m) => m.deactivatable.deactivate(users.kevin.id))
+  provider.people.set('rita-like-sub', { email: 'Kevin@37signals.com', email_verified: true })
+  const before = counts(app)
+  assertRefused(app, (await signInAs(app, provider, 'rita-like-sub')).response, before, 403, /account can&#39;t sign in|account can't sign in/)
+})
+
+test('a deactivated person refused under one sub is refused under a second sub with the same email', async (t) => {
+  const { app } = await ssoApp(t, provider, { env: { OIDC_ALLOWED_DOMAINS: '37signals.com' } })
+  provider.people.set('kevin-first-sub', { email: 'kevin@37signals.com', email_verified: true })
+  provider.people.set('kevin-second-sub', { email: 'kevin@37signals.com', email_verified: true })
+  assert.equal((await signInAs(app, provider, 'kevin-first-sub')).response.statusCode, 302)
+  await app.store.write((m) => m.deactivatable.deactivate(users.kevin.id))
+  const before = counts(app)
+  assertRefused(app, (await signInAs(app, provider, 'kevin-first-sub')).response, before, 403, /account can&#39;t sign in|account can't sign in/)
+  assertRefused(app, (await signInAs(app, provider, 'kevin-second-sub')).response, before, 403, /account can&#39;t sign in|account can't sign in/)
+})
+
+test('a banned person never linked is refused under any sub, though their domain is allowed', async (t) => {
+  const { app } = await ssoApp(t, provider, { env: { OIDC_ALLOWED_DOMAINS: '37signals.com' } })
+  await app.store.write((m) => m.bannable.setStatus(users.jz.id, 2))
+  provider.people.set('jz-new-sub', { email: 'JZ@37signals.com', email_verified: true })
+  const before = counts(app)
+  assertRefused(app, (await signInAs(app, provider, 'jz-new-sub')).response, before, 403, /account can&#39;t sign in|account can't sign in/)
+})
+
+test('a verified email with the Kelvin sign for K neither signs in as Kevin nor joins beside him', async (t) => {
+  const { app } = await ssoApp(t, provider, { env: { OIDC_ALLOWED_DOMAINS: '37signals.com' } })
+  provider.people.set('kelvin-sub', { email: '\u212Aevin@37signals.com', email_verified: true })
+  const before = counts(app)
+  assertRefused(app, (await signInAs(app, provider, 'kelvin-sub')).response, before, 403, /looks like someone else/)
+  assert.equal(app.store.read((m) => m.oidcIdentities.forUser(users.kevin.id, app.oidc!.issuer)), undefined, 'Kevin is not linked to it')
 })
 
 test('a banned person is refused, by email and from a banned address', async (t) => {
