@@ -41,6 +41,7 @@ import { oidcIdentities } from './user/oidc-identity.ts'
 import { emailNotifications } from './email/notification.ts'
 import { emailPreferences } from './email/preference.ts'
 import { missedMessages } from './email/missed-messages.ts'
+import { setAsideEmails } from './user/set-aside-emails.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -89,6 +90,7 @@ export function createModels(db: Connection) {
     emailNotifications: emailNotifications(db),
     emailPreferences: emailPreferences(db),
     missedMessages: missedMessages(db),
+    setAsideEmails: setAsideEmails(db),
   }
 }
 

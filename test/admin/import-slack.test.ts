@@ -135,7 +135,7 @@ test('a Slack export becomes people, rooms and Pings, and messages with their au
   assert.ok(existsSync(join(storage, 'files', file.key.slice(0, 2), file.key.slice(2, 4), file.key)), 'the file is stored as an upload is')
   assert.equal(db.prepare('SELECT count(*) FROM active_storage_variant_records WHERE blob_id = ?').pluck().get(file.id), 1, 'its thumbnail is made as for an upload')
   assert.equal(file.created_at, '2024-01-15 09:07:00.000108', 'the file follows its message')
-  assert.ok(inGeneral.some((message) => message.body === '<p><em>file not in the export: budget.pdf</em></p>'))
+  assert.ok(inGeneral.some((message) => message.body === '<p><em>a file that was not in the export: budget.pdf</em></p>'))
 
   // Everything is searchable.
   const search = (query: string) => db.prepare('SELECT rowid FROM message_search_index WHERE message_search_index MATCH ?').pluck().all(query) as number[]

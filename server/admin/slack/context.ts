@@ -26,6 +26,7 @@ export interface ImportContext {
   read<T>(fn: (models: ImportModels) => T): T
   // A write through the Writer; with --dry-run nothing runs and `placeholder` is answered.
   write<T>(fn: (models: ImportModels) => T, placeholder: T): Promise<T>
+  integrations: Map<string, string>
   people: Map<string, number>
   names: Map<number, string>
   rooms: Map<string, { id: number; name: string }>
