@@ -27,7 +27,7 @@ function attachmentToHtml(attachment: Json, links: BlockLinks): string {
     footer(attachment, links),
   ].filter((part) => part !== '')
   const fallback = string(attachment.fallback)
-  if (parts.length === 0 && fallback) parts.push(mrkdwnToHtml(fallback, links, false))
+  if (parts.length === 0 && !pretext && fallback) parts.push(mrkdwnToHtml(fallback, links, false))
   const quote = parts.length > 0 ? `<blockquote>${parts.join('')}</blockquote>` : ''
   return (pretext ? mrkdwn('pretext', pretext) : '') + quote
 }

@@ -89,7 +89,7 @@ function richElement(element: Json, links: BlockLinks): string {
 
 // A section's line breaks become <br>; blank lines, new paragraphs.
 function paragraphs(html: string): string {
-  return html.split(/(?:<br>){2,}/).filter((part) => part.trim() !== '').map((part) => `<p>${part}</p>`).join('')
+  return html.split(/(?:<br>){2,}/).map((part) => part.replace(/^(<br>)+|(<br>)+$/g, '')).filter((part) => part.trim() !== '').map((part) => `<p>${part}</p>`).join('')
 }
 
 function inlines(value: unknown, links: BlockLinks): string {

@@ -29,6 +29,8 @@ export interface ImportContext {
   integrations: Map<string, string>
   people: Map<string, number>
   names: Map<number, string>
+  // People banned here: what Slack kept of theirs is not brought back.
+  banned: Set<number>
   rooms: Map<string, { id: number; name: string }>
   progress: Progress
 }

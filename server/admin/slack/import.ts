@@ -9,7 +9,7 @@ import { filesByFolder } from './export-source.ts'
 import { importMessages } from './messages.ts'
 import { importPeople } from './people.ts'
 
-export type ImportSettings = Omit<ImportContext, 'read' | 'write' | 'people' | 'names' | 'rooms' | 'filesIn' | 'integrations'>
+export type ImportSettings = Omit<ImportContext, 'read' | 'write' | 'people' | 'names' | 'rooms' | 'filesIn' | 'integrations' | 'banned'>
 
 const withRecords = (db: Connection): ImportModels => Object.assign(createModels(db), { slackRecords: slackRecords(db) })
 
@@ -30,6 +30,7 @@ export async function importSlack(settings: ImportSettings, databases: { reader:
     integrations: new Map(),
     people: new Map(),
     names: new Map(),
+    banned: new Set(),
     rooms: new Map(),
   }
   try {

@@ -71,6 +71,7 @@ async function importMessage(context: ImportContext, conversation: SlackConversa
   const parent = typeof message.thread_ts === 'string' && message.thread_ts !== ts ? message.thread_ts : null
   const authorId = await authorOf(context, message)
   if (authorId === null) return report.skip('message without an author'), []
+  if (context.banned.has(authorId)) return report.skip('message by a person banned here'), []
   const files = slackFiles(message.files ?? (subtype === 'file_share' ? [message.file] : undefined))
   const present = files.map((file) => [file, findFile(context, conversation.folder, file)] as const)
   const createdAt = micros(ts)

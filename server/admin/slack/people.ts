@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { deactivatedEmail } from '../../models/user/deactivatable.ts'
+import { STATUSES } from '../../models/user.ts'
 import type { ImportContext } from './context.ts'
 import { placeholderId } from './context.ts'
 import type { SlackPerson } from './export-index.ts'
@@ -11,7 +12,10 @@ import { importAvatar } from './files.ts'
 // anyone who joins does; a person matched keeps everything they had.
 export async function importPeople(context: ImportContext, people: SlackPerson[]): Promise<void> {
   context.read((m) => {
-    for (const { id, name } of m.db.prepare<[], { id: number; name: string }>('SELECT id, name FROM users').all()) context.names.set(id, name)
+    for (const { id, name, status } of m.db.prepare<[], { id: number; name: string; status: number }>('SELECT id, name, status FROM users').all()) {
+      context.names.set(id, name)
+      if (status === STATUSES.banned) context.banned.add(id)
+    }
   })
   for (const person of people) {
     await importPerson(context, person)
