@@ -42,6 +42,7 @@ import { emailNotifications } from './email/notification.ts'
 import { emailPreferences } from './email/preference.ts'
 import { missedMessages } from './email/missed-messages.ts'
 import { setAsideEmails } from './user/set-aside-emails.ts'
+import { claimable } from './user/claimable.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -91,6 +92,7 @@ export function createModels(db: Connection) {
     emailPreferences: emailPreferences(db),
     missedMessages: missedMessages(db),
     setAsideEmails: setAsideEmails(db),
+    claims: claimable(db),
   }
 }
 
