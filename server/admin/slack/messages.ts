@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import { escapeText } from '../../models/rich-text/serialize.ts'
 import { dbTime } from '../../lib/time.ts'
 import { BOOST_MAX_LENGTH } from '../../models/boost.ts'
@@ -22,6 +23,8 @@ const TS = /^\d{9,11}\.\d{1,6}$/
 const DAY_FILE = /^\d{4}-\d{2}-\d{2}\.json$/
 // Writes awaited together: enough for the Writer's batches, few enough to bound what is held.
 const IN_FLIGHT = 512
+const RECENT_PARENTS = 10_000
+type Threads = LRUCache<string, string>
 
 interface Reaction {
   content: string
@@ -34,7 +37,8 @@ export async function importMessages(context: ImportContext, conversation: Slack
   const room = context.rooms.get(conversation.id)!
   const prefix = `${context.root}${conversation.folder}/`
   const days = context.filesIn(prefix).filter((path) => DAY_FILE.test(path.slice(prefix.length))).sort()
-  const threads = new Map<string, string>()
+  // The starts of the latest messages, for replies' quotes; older parents are read back from the database.
+  const threads: Threads = new LRUCache({ max: RECENT_PARENTS })
   let pending: Promise<unknown>[] = []
   // The first write that failed, kept until it can be thrown here (a write waits in `pending`
   // and must not fail unheard meanwhile).
@@ -59,7 +63,7 @@ export async function importMessages(context: ImportContext, conversation: Slack
   if (failure) throw (failure as { error: unknown }).error
 }
 
-async function importMessage(context: ImportContext, conversation: SlackConversation, roomId: number, message: SlackMessage, threads: Map<string, string>): Promise<Promise<unknown>[]> {
+async function importMessage(context: ImportContext, conversation: SlackConversation, roomId: number, message: SlackMessage, threads: Threads): Promise<Promise<unknown>[]> {
   const { report } = context
   const subtype = typeof message.subtype === 'string' ? message.subtype : null
   if (message.type !== 'message') return report.skip('not a message'), []
@@ -104,7 +108,7 @@ async function importMessage(context: ImportContext, conversation: SlackConversa
 }
 
 // A thread reply opens with the start of the message it answers, since Campfire has no threads.
-function quoteOf(context: ImportContext, conversationId: string, parentTs: string, threads: Map<string, string>): string {
+function quoteOf(context: ImportContext, conversationId: string, parentTs: string, threads: Threads): string {
   let seen = threads.get(parentTs)
   if (seen === undefined) {
     const parentId = context.read((m) => m.slackRecords.find('message', `${conversationId}:${parentTs}`))
