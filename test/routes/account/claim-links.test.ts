@@ -1,4 +1,7 @@
 import { test } from 'node:test'
+import { join } from 'node:path'
+import { FileSystemConfigLoader, HtmlValidate } from 'html-validate'
+import { ROOT } from '../../support/server-process.ts'
 import assert from 'node:assert/strict'
 import { buildTestApp, inject, signIn } from '../../helper.ts'
 import { importedPerson } from './support.ts'
@@ -16,6 +19,8 @@ test('an administrator finds a claim link beside a person an import brought in, 
   assert.equal(page.statusCode, 200)
   assert.equal(page.headers['cache-control'], 'no-store')
   assert.match(page.body, new RegExp(`value="http://localhost(:\\d+)?/claim/${ada}-[^"]+" id="claim_url"`))
+  const report = await new HtmlValidate(new FileSystemConfigLoader()).validateString(page.body, join(ROOT, 'views', 'checked.html'))
+  assert.deepEqual(report.results.flatMap((result) => result.messages.map((message) => `${message.ruleId}: ${message.message}`)), [], 'the page is valid HTML')
 })
 
 test('only an administrator can make a claim link', async (t) => {

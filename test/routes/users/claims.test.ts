@@ -1,6 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
+import { join } from 'node:path'
+import { FileSystemConfigLoader, HtmlValidate } from 'html-validate'
+import { ROOT } from '../../support/server-process.ts'
 import { buildTestApp, form, inject, sameOrigin, signIn } from '../../helper.ts'
 import { claimToken, CLAIM_LINK_EXPIRY_MS } from '../../../server/models/user/claimable.ts'
 import { importedPerson } from '../account/support.ts'
@@ -18,6 +21,8 @@ test('a claim link lets its person pick an email and a password, signs them in, 
   assert.equal(page.headers['cache-control'], 'no-store')
   assert.match(page.body, /Welcome, Ada Imported/)
   assert.match(page.body, new RegExp(`<form action="${link}" method="post"`))
+  const report = await new HtmlValidate(new FileSystemConfigLoader()).validateString(page.body, join(ROOT, 'views', 'checked.html'))
+  assert.deepEqual(report.results.flatMap((result) => result.messages.map((message) => `${message.ruleId}: ${message.message}`)), [], 'the page is valid HTML')
   const claimed = await claim(app, link, 'Ada@Example.org')
   assert.equal(claimed.statusCode, 302)
   const session = claimed.cookies.find((cookie) => cookie.name === 'session_token')!
