@@ -79,6 +79,8 @@ try {
   )
 } catch (error) {
   if (error instanceof NotAnExport) fail(NAME, `${error.message}; nothing was imported`)
+  // Found while reading on: what was imported before it stays, and a run on a sound export completes it.
+  if (error instanceof UnsafeExport || error instanceof UnreadableExport) fail(NAME, `${error.message}; the import stopped there`)
   throw error
 } finally {
   source.close()

@@ -42,6 +42,8 @@ import { emailStanding } from './user/email-standing.ts'
 import { emailNotifications } from './email/notification.ts'
 import { emailPreferences } from './email/preference.ts'
 import { missedMessages } from './email/missed-messages.ts'
+import { setAsideEmails } from './user/set-aside-emails.ts'
+import { claimable } from './user/claimable.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -91,6 +93,8 @@ export function createModels(db: Connection) {
     emailNotifications: emailNotifications(db),
     emailPreferences: emailPreferences(db),
     missedMessages: missedMessages(db),
+    setAsideEmails: setAsideEmails(db),
+    claims: claimable(db),
   }
 }
 

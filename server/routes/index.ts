@@ -29,6 +29,8 @@ import qrCodes from './qr-codes.ts'
 import joinCodes from './account/join-codes.ts'
 import accounts from './accounts.ts'
 import accountUsers from './account/users.ts'
+import claimLinks from './account/claim-links.ts'
+import claims from './users/claims.ts'
 import accountBots from './account/bots.ts'
 import botKeys from './account/bot-keys.ts'
 import customStyles from './account/custom-styles.ts'
@@ -60,6 +62,8 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(oidcCallback, { signInLimit, config: options.config })
   await app.register(transfers)
   await app.register(accountUsers)
+  await app.register(claimLinks)
+  await app.register(claims)
   await app.register(accountBots, { config: options.config })
   await app.register(botKeys)
   await app.register(joinCodes)

@@ -26,8 +26,11 @@ export interface ImportContext {
   read<T>(fn: (models: ImportModels) => T): T
   // A write through the Writer; with --dry-run nothing runs and `placeholder` is answered.
   write<T>(fn: (models: ImportModels) => T, placeholder: T): Promise<T>
+  integrations: Map<string, string>
   people: Map<string, number>
   names: Map<number, string>
+  // People banned here: what Slack kept of theirs is not brought back.
+  banned: Set<number>
   rooms: Map<string, { id: number; name: string }>
   progress: Progress
 }

@@ -8,6 +8,7 @@ import type { SlackConversation } from './export-index.ts'
 // A channel whose name a room already has gets a number after it.
 export async function importConversations(context: ImportContext, conversations: SlackConversation[]): Promise<SlackConversation[]> {
   const kept: SlackConversation[] = []
+  const names = freeNames(context.read((m) => m.slackRecords.roomNames()))
   const administrator = context.read((m) => m.users.firstAdministrator()?.id)
   for (const conversation of conversations) {
     const known = context.read((m) => m.slackRecords.find('room', conversation.id))
@@ -28,7 +29,7 @@ export async function importConversations(context: ImportContext, conversations:
       context.report.skip('conversation with nobody to create its room (no administrator yet)')
       continue
     }
-    const room = await createRoom(context, conversation, creator, members)
+    const room = await createRoom(context, conversation, creator, members, names)
     if (!room) continue
     context.rooms.set(conversation.id, room)
     if (conversation.archived) context.report.archived.push(`#${conversation.name}`)
@@ -37,7 +38,7 @@ export async function importConversations(context: ImportContext, conversations:
   return kept
 }
 
-async function createRoom(context: ImportContext, conversation: SlackConversation, creator: number, members: number[]) {
+async function createRoom(context: ImportContext, conversation: SlackConversation, creator: number, members: number[], names: (name: string) => string) {
   const { report } = context
   if (conversation.kind === 'dm' || conversation.kind === 'mpim') {
     if (members.length < 2) return report.skip('Ping with fewer than two known people'), null
@@ -49,7 +50,7 @@ async function createRoom(context: ImportContext, conversation: SlackConversatio
     report.count('pings')
     return { id, name: conversation.name }
   }
-  const name = freeName(context, conversation.name)
+  const name = names(conversation.name)
   if (name !== conversation.name) report.renamed.push(`#${conversation.name} → ${name}`)
   const id = await context.write((m) => {
     const room = conversation.kind === 'channel' ? m.openRooms.create(name, creator) : m.closedRooms.create(name, creator, [creator, ...members])
@@ -60,8 +61,21 @@ async function createRoom(context: ImportContext, conversation: SlackConversatio
   return { id, name }
 }
 
-function freeName(context: ImportContext, name: string): string {
-  const taken = (candidate: string) => context.read((m) => m.slackRecords.roomNameTaken(candidate)) || [...context.rooms.values()].some((room) => room.name.toLowerCase() === candidate.toLowerCase())
-  if (!taken(name)) return name
-  for (let n = 2; ; n++) if (!taken(`${name} ${n}`)) return `${name} ${n}`
+// Names are taken by the rooms there are and by the ones this run has named; each name's next
+// number is remembered, so many channels sharing a name take one step each, not a search.
+function freeNames(existing: string[]): (name: string) => string {
+  const taken = new Set(existing.map((name) => name.toLowerCase()))
+  const next = new Map<string, number>()
+  return (name) => {
+    const base = name.toLowerCase()
+    let candidate = name
+    if (taken.has(base)) {
+      let n = next.get(base) ?? 2
+      while (taken.has(`${base} ${n}`)) n++
+      next.set(base, n + 1)
+      candidate = `${name} ${n}`
+    }
+    taken.add(candidate.toLowerCase())
+    return candidate
+  }
 }

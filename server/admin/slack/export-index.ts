@@ -32,6 +32,8 @@ export interface SlackConversation {
 export interface ExportIndex {
   people: SlackPerson[]
   conversations: SlackConversation[]
+  // An integration's name by its bot, app or service id, from bots.json and integration_logs.json.
+  integrations: Map<string, string>
 }
 
 const SLACK_ID = /^[A-Z0-9][A-Z0-9_-]{1,40}$/
@@ -49,7 +51,26 @@ export async function readExportIndex(source: ExportSource, root: string, report
   for (const [file, kind] of LISTS) {
     for (const raw of await readList(source, `${root}${file}`, report)) conversations.push(...conversation(raw, kind, report))
   }
-  return { people, conversations }
+  return { people, conversations, integrations: await readIntegrations(source, root, report) }
+}
+
+// bots.json lists bots ({ id, app_id, name }); integration_logs.json lists each integration's
+// installs ({ bot_id / app_id / service_id, service_type / app_type / name }).
+async function readIntegrations(source: ExportSource, root: string, report: ImportReport): Promise<Map<string, string>> {
+  const names = new Map<string, string>()
+  const add = (id: unknown, name: string | null) => {
+    if (name && typeof id === 'string' && SLACK_ID.test(id) && !names.has(id)) names.set(id, name)
+  }
+  for (const bot of await readList(source, `${root}bots.json`, report)) {
+    const name = text(bot.name)
+    add(bot.id, name)
+    add(bot.app_id, name)
+  }
+  for (const entry of await readList(source, `${root}integration_logs.json`, report)) {
+    const name = text(entry.service_name) ?? text(entry.app_name) ?? text(entry.name) ?? text(entry.service_type) ?? text(entry.app_type)
+    for (const id of [entry.bot_id, entry.app_id, entry.service_id]) add(id, name)
+  }
+  return names
 }
 
 export async function readJson(source: ExportSource, path: string, report: ImportReport): Promise<unknown> {

@@ -5,6 +5,7 @@ import { prepareAvatar } from '../../routes/users/avatar-upload.ts'
 import { removeFiles } from '../../lib/files.ts'
 import type { ImportContext } from './context.ts'
 import { text } from './export-index.ts'
+import { UnsafeExport } from './export-source.ts'
 
 // A file a message shared, as the export describes it.
 export interface SlackFile {
@@ -40,6 +41,7 @@ async function store(context: ImportContext, path: string, contentType: string |
   try {
     return await storeUpload(context.filesPath, await context.source.open(path), contentType, context.maxUploadBytes)
   } catch (error) {
+    if (error instanceof UnsafeExport) throw error
     context.report.refuse(`${path}: ${(error as Error).message}`)
     return null
   }

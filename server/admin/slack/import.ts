@@ -9,7 +9,7 @@ import { filesByFolder } from './export-source.ts'
 import { importMessages } from './messages.ts'
 import { importPeople } from './people.ts'
 
-export type ImportSettings = Omit<ImportContext, 'read' | 'write' | 'people' | 'names' | 'rooms' | 'filesIn'>
+export type ImportSettings = Omit<ImportContext, 'read' | 'write' | 'people' | 'names' | 'rooms' | 'filesIn' | 'integrations' | 'banned'>
 
 const withRecords = (db: Connection): ImportModels => Object.assign(createModels(db), { slackRecords: slackRecords(db) })
 
@@ -27,12 +27,15 @@ export async function importSlack(settings: ImportSettings, databases: { reader:
     filesIn: filesByFolder(settings.source),
     read: (fn) => readTransaction.deferred(fn) as never,
     write: (fn, placeholder) => (writer ? writer.write(fn) : Promise.resolve(placeholder)),
+    integrations: new Map(),
     people: new Map(),
     names: new Map(),
+    banned: new Set(),
     rooms: new Map(),
   }
   try {
     const index = await readExportIndex(context.source, context.root, context.report)
+    for (const [id, name] of index.integrations) context.integrations.set(id, name)
     await importPeople(context, index.people)
     const conversations = await importConversations(context, index.conversations)
     const days = conversations.flatMap((conversation) => context.filesIn(`${context.root}${conversation.folder}/`).filter((path) => path.endsWith('.json')))

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import { escapeText } from '../../models/rich-text/serialize.ts'
-import { mentionAttachmentHtml, NestingTooDeep, plainText, sanitizeBody } from '../../models/rich-text/index.ts'
 import { dbTime } from '../../lib/time.ts'
-import { MAX_BODY_LENGTH } from '../../routes/messages/body.ts'
 import { BOOST_MAX_LENGTH } from '../../models/boost.ts'
 import { VIDEO_POSTER } from '../../models/blob/variations.ts'
 import type { ImportContext, ImportModels } from './context.ts'
-import { readJson, text, type SlackConversation } from './export-index.ts'
+import type { SlackConversation } from './export-index.ts'
+import { authorOf } from './authors.ts'
+import { dayMessages, type SlackMessage } from './day-files.ts'
 import { emojiFor } from './emoji.ts'
 import { findFile, prepareFile, removePrepared, slackFiles, type SlackFile } from './files.ts'
-import { mrkdwnToHtml, textStart, type MrkdwnLinks } from './mrkdwn.ts'
-import { personFor } from './people.ts'
+import { composeBody, type Composed } from './message-body.ts'
+import { textStart } from './mrkdwn.ts'
 
 // Slack's bookkeeping messages, which Campfire has no place for.
 const SKIPPED_SUBTYPES = new Set([
@@ -22,6 +23,8 @@ const TS = /^\d{9,11}\.\d{1,6}$/
 const DAY_FILE = /^\d{4}-\d{2}-\d{2}\.json$/
 // Writes awaited together: enough for the Writer's batches, few enough to bound what is held.
 const IN_FLIGHT = 512
+const RECENT_PARENTS = 10_000
+type Threads = LRUCache<string, string>
 
 interface Reaction {
   content: string
@@ -34,29 +37,33 @@ export async function importMessages(context: ImportContext, conversation: Slack
   const room = context.rooms.get(conversation.id)!
   const prefix = `${context.root}${conversation.folder}/`
   const days = context.filesIn(prefix).filter((path) => DAY_FILE.test(path.slice(prefix.length))).sort()
-  const threads = new Map<string, string>()
+  // The starts of the latest messages, for replies' quotes; older parents are read back from the database.
+  const threads: Threads = new LRUCache({ max: RECENT_PARENTS })
   let pending: Promise<unknown>[] = []
+  // The first write that failed, kept until it can be thrown here (a write waits in `pending`
+  // and must not fail unheard meanwhile).
+  let failure: { error: unknown } | null = null
+  const heard = (write: Promise<unknown>) => write.catch((error: unknown) => void (failure ??= { error }))
   for (const day of days) {
-    const list = await readJson(context.source, day, context.report)
-    if (list !== undefined && !Array.isArray(list)) context.report.refuse(`${day}: not a list of messages`)
-    const messages = (Array.isArray(list) ? list : []).filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null)
-    messages.sort((a, b) => Number(a.ts) - Number(b.ts))
     let count = 0
-    for (const message of messages) {
-      const written = await importMessage(context, conversation, room.id, message, threads)
-      pending.push(...written)
-      count++
-      if (pending.length >= IN_FLIGHT) {
-        await Promise.all(pending)
-        pending = []
+    for await (const messages of dayMessages(context.source, day, context.report)) {
+      for (const message of messages) {
+        pending.push(...(await importMessage(context, conversation, room.id, message, threads)).map(heard))
+        if (failure) throw (failure as { error: unknown }).error
+        count++
+        if (pending.length >= IN_FLIGHT) {
+          await Promise.all(pending)
+          pending = []
+        }
       }
     }
     context.progress.advance(context.source.size(day), count)
   }
   await Promise.all(pending)
+  if (failure) throw (failure as { error: unknown }).error
 }
 
-async function importMessage(context: ImportContext, conversation: SlackConversation, roomId: number, message: Record<string, unknown>, threads: Map<string, string>): Promise<Promise<unknown>[]> {
+async function importMessage(context: ImportContext, conversation: SlackConversation, roomId: number, message: SlackMessage, threads: Threads): Promise<Promise<unknown>[]> {
   const { report } = context
   const subtype = typeof message.subtype === 'string' ? message.subtype : null
   if (message.type !== 'message') return report.skip('not a message'), []
@@ -66,14 +73,17 @@ async function importMessage(context: ImportContext, conversation: SlackConversa
   const key = `${conversation.id}:${ts}`
   const raw = typeof message.text === 'string' ? message.text : ''
   const parent = typeof message.thread_ts === 'string' && message.thread_ts !== ts ? message.thread_ts : null
-  const authorId = await author(context, message)
+  const authorId = await authorOf(context, message)
   if (authorId === null) return report.skip('message without an author'), []
-  if (!parent) threads.set(ts, `${context.names.get(authorId) ?? ''}\u0000${textStart(raw)}`)
-  const files = slackFiles(message.files)
+  if (context.banned.has(authorId)) return report.skip('message by a person banned here'), []
+  const files = slackFiles(message.files ?? (subtype === 'file_share' ? [message.file] : undefined))
   const present = files.map((file) => [file, findFile(context, conversation.folder, file)] as const)
   const createdAt = micros(ts)
   const reactions = boostsFrom(context, message.reactions)
   const writes: Promise<unknown>[] = []
+  // A message's reactions are written with the first of its parts to be written (its text, or
+  // else its first file), in that part's transaction: a part an earlier run wrote means they are in.
+  const earlier = [key, ...files.map((file) => `${key}:${file.id}`)].some((part) => context.read((m) => m.slackRecords.find('message', part)) !== undefined)
 
   // The text (with notes for the files the export lacks), unless an earlier run wrote it; the
   // files are looked at either way, since a run can stop between a message and its files.
@@ -82,78 +92,23 @@ async function importMessage(context: ImportContext, conversation: SlackConversa
   else {
     const missing = present.filter(([, path]) => path === null).map(([file]) => file)
     report.count('files missing', missing.length)
-    body = composeBody(context, raw, missing, parent ? quoteOf(context, conversation.id, parent, threads) : '')
+    body = composeBody(context, message, missing, parent ? quoteOf(context, conversation.id, parent, threads) : '')
     if (body) writes.push(writeMessage(context, roomId, authorId, key, createdAt, body, reactions))
-    else if (files.length === 0) report.skip('message with no text and no files')
+    else if (files.length === 0) report.count('nothing to import')
   }
+  if (!parent) threads.set(ts, `${context.names.get(authorId) ?? ''}\u0000${body ? textStart(body.plainText) : textStart(raw)}`)
   let offset = 1
+  let carried = earlier || body !== null
   for (const [file, path] of present) {
     if (!path) continue
-    // Without a text message, the first file carries the reactions.
-    const boosts = body || offset > 1 ? [] : reactions
-    writes.push(writeFileMessage(context, roomId, authorId, `${key}:${file.id}`, createdAt + offset++, path, file, boosts))
+    writes.push(writeFileMessage(context, roomId, authorId, `${key}:${file.id}`, createdAt + offset++, path, file, carried ? [] : reactions))
+    carried = true
   }
   return writes
 }
 
-async function author(context: ImportContext, message: Record<string, unknown>): Promise<number | null> {
-  const user = typeof message.user === 'string' ? message.user : null
-  const known = user ? context.people.get(user) : undefined
-  if (known !== undefined) return known
-  const profile = typeof message.user_profile === 'object' && message.user_profile ? (message.user_profile as Record<string, unknown>) : {}
-  if (user && /^[A-Z0-9]{2,40}$/.test(user)) return personFor(context, user, text(profile.real_name) ?? text(profile.name), false)
-  const botId = typeof message.bot_id === 'string' && /^[A-Z0-9]{2,40}$/.test(message.bot_id) ? message.bot_id : null
-  const botProfile = typeof message.bot_profile === 'object' && message.bot_profile ? (message.bot_profile as Record<string, unknown>) : {}
-  if (botId) return personFor(context, botId, text(botProfile.name) ?? text(message.username), true)
-  return null
-}
-
-interface Composed {
-  html: string
-  plainText: string
-}
-
-function composeBody(context: ImportContext, raw: string, missing: SlackFile[], quote: string): Composed | null {
-  let source = raw
-  if (source.length > MAX_BODY_LENGTH) {
-    source = source.slice(0, MAX_BODY_LENGTH)
-    context.report.count('truncated')
-  }
-  const notes = missing.map((file) => `<p><em>${escapeText(`file not in the export: ${file.name}`)}</em></p>`).join('')
-  const html = quote + mrkdwnToHtml(source, links(context)) + notes
-  let body: string
-  try {
-    body = sanitizeBody(html)
-  } catch (error) {
-    if (!(error instanceof NestingTooDeep)) throw error
-    context.report.refuse(`a message nested too deeply (${source.slice(0, 40)}…)`)
-    body = sanitizeBody(`<p>${escapeText(source)}</p>`)
-  }
-  const plain = plainText(body, (sgid) => mentionedName(context, sgid))
-  if (plain.trim() === '' && !body.includes('<action-text-attachment')) return null
-  return { html: body, plainText: plain }
-}
-
-function links(context: ImportContext): MrkdwnLinks {
-  return {
-    mention: (slackId) => {
-      const id = context.people.get(slackId)
-      return id === undefined || id < 0 ? null : mentionAttachmentHtml(context.signing.signedGlobalId('User', id))
-    },
-    channel: (slackId, label) => {
-      const room = context.rooms.get(slackId)
-      return room && room.id > 0 ? `<a href="/rooms/${room.id}">#${escapeText(room.name)}</a>` : escapeText(`#${label ?? slackId}`)
-    },
-  }
-}
-
-function mentionedName(context: ImportContext, sgid: string): string | null {
-  const found = context.signing.verifySignedGlobalId(sgid)
-  return found && found.model === 'User' ? (context.names.get(Number(found.id)) ?? null) : null
-}
-
 // A thread reply opens with the start of the message it answers, since Campfire has no threads.
-function quoteOf(context: ImportContext, conversationId: string, parentTs: string, threads: Map<string, string>): string {
+function quoteOf(context: ImportContext, conversationId: string, parentTs: string, threads: Threads): string {
   let seen = threads.get(parentTs)
   if (seen === undefined) {
     const parentId = context.read((m) => m.slackRecords.find('message', `${conversationId}:${parentTs}`))

@@ -20,8 +20,11 @@ const CODE_SPAN = /`([^`\n]+)`/g
 const SHORT_NAME = /:([a-z0-9_+'-]+(?:::skin-tone-[2-6])?):/g
 const URL_SCHEME = /^(https?:\/\/|mailto:)/i
 
-export function mrkdwnToHtml(text: string, links: MrkdwnLinks): string {
+// formatted: false reads the text as Slack reads a legacy attachment's field that mrkdwn_in does
+// not name: links, mentions and emoji, and lines, but no emphasis, code, quotes or lists.
+export function mrkdwnToHtml(text: string, links: MrkdwnLinks, formatted = true): string {
   const clean = text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+  if (!formatted) return unformatted(clean, links)
   const html: string[] = []
   let last = 0
   for (const match of clean.matchAll(FENCE)) {
@@ -32,6 +35,11 @@ export function mrkdwnToHtml(text: string, links: MrkdwnLinks): string {
   }
   html.push(blocks(clean.slice(last), links))
   return html.join('')
+}
+
+function unformatted(text: string, links: MrkdwnLinks): string {
+  return text.split(/\n{2,}/).filter((paragraph) => paragraph.trim() !== '')
+    .map((paragraph) => `<p>${paragraph.split('\n').map((line) => inline(line, links, false)).join('<br>')}</p>`).join('')
 }
 
 type Block = { kind: 'p' | 'blockquote' | 'ul' | 'ol'; lines: string[] }
@@ -75,13 +83,13 @@ function blocks(text: string, links: MrkdwnLinks): string {
 
 // One line: code spans and Slack's <…> markup set aside first (formatting does not reach into
 // them), then the text escaped and emphasised, then the set-aside pieces put back.
-function inline(line: string, links: MrkdwnLinks): string {
+function inline(line: string, links: MrkdwnLinks, formatted = true): string {
   const kept: string[] = []
   const keep = (html: string) => `\u0000${kept.push(html) - 1}\u0000`
-  let text = line.replace(CODE_SPAN, (_, code: string) => keep(`<code>${escapeText(decodeEntities(code.replace(SPECIAL, (__, inner: string) => linkText(inner))))}</code>`))
+  let text = !formatted ? line : line.replace(CODE_SPAN, (_, code: string) => keep(`<code>${escapeText(decodeEntities(code.replace(SPECIAL, (__, inner: string) => linkText(inner))))}</code>`))
   text = text.replace(SPECIAL, (_, inner: string) => keep(special(inner, links)))
   text = escapeText(decodeEntities(text).replace(SHORT_NAME, (whole, name: string) => emojiFor(name) ?? whole))
-  text = emphasise(text)
+  if (formatted) text = emphasise(text)
   return text.replace(PLACEHOLDER, (_, index: string) => kept[Number(index)] ?? '')
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { deactivatedEmail } from '../../models/user/deactivatable.ts'
+import { STATUSES } from '../../models/user.ts'
 import type { ImportContext } from './context.ts'
 import { placeholderId } from './context.ts'
 import type { SlackPerson } from './export-index.ts'
@@ -11,12 +12,16 @@ import { importAvatar } from './files.ts'
 // anyone who joins does; a person matched keeps everything they had.
 export async function importPeople(context: ImportContext, people: SlackPerson[]): Promise<void> {
   context.read((m) => {
-    for (const { id, name } of m.db.prepare<[], { id: number; name: string }>('SELECT id, name FROM users').all()) context.names.set(id, name)
+    for (const { id, name, status } of m.db.prepare<[], { id: number; name: string; status: number }>('SELECT id, name, status FROM users').all()) {
+      context.names.set(id, name)
+      if (status === STATUSES.banned) context.banned.add(id)
+    }
   })
   for (const person of people) {
     await importPerson(context, person)
-    // A bot's messages name it by its bot id.
+    // A bot's messages name it by its bot id, or by the name it shows.
     const id = context.people.get(person.id)
+    if (person.bot && id !== undefined && !context.people.has(`bot:name:${person.name.toLowerCase()}`)) context.people.set(`bot:name:${person.name.toLowerCase()}`, id)
     if (person.botId && id !== undefined && !context.people.has(`bot:${person.botId}`)) {
       context.people.set(`bot:${person.botId}`, id)
       if (context.read((m) => m.slackRecords.find('user', `bot:${person.botId}`)) === undefined) await context.write((m) => m.slackRecords.record('user', `bot:${person.botId}`, id), undefined)
@@ -32,10 +37,15 @@ async function importPerson(context: ImportContext, person: SlackPerson): Promis
     return report.count('people already imported')
   }
   const matched = person.email && !person.bot ? context.read((m) => m.slackRecords.personByEmail(person.email!)) : undefined
-  if (matched !== undefined) {
-    await context.write((m) => m.slackRecords.record('user', person.id, matched), undefined)
-    context.people.set(person.id, matched)
-    return report.count('people matched')
+  // A deactivated or banned person's email never brings them back as a new member: their Slack
+  // self is them, left as they are, until an administrator brings them back.
+  const former = matched === undefined && person.email && !person.bot ? context.read((m) => m.setAsideEmails.holderOf(person.email!)) : undefined
+  if (matched !== undefined || former !== undefined) {
+    const id = (matched ?? former)!
+    await context.write((m) => m.slackRecords.record('user', person.id, id), undefined)
+    context.people.set(person.id, id)
+    context.names.set(id, context.names.get(id) ?? person.name)
+    return report.count(former !== undefined || context.read((m) => m.users.find(id)?.status) !== 0 ? 'people matched not active' : 'people matched')
   }
   const id = await createPerson(context, person)
   if (!person.bot) await importAvatar(context, person.id, id)

@@ -28,6 +28,7 @@ export class ImportReport {
     const verb = dryRun ? 'would be ' : ''
     const rows: [string, string][] = [
       ['people matched by email', String(this.get('people matched'))],
+      ['people matched by email, deactivated or banned (left so)', String(this.get('people matched not active'))],
       [`people ${verb}created`, `${this.get('people created')} (${this.get('people created deactivated')} deactivated)`],
       [`bots ${verb}created`, String(this.get('bots created'))],
       ['people already imported', String(this.get('people already imported'))],
@@ -39,6 +40,7 @@ export class ImportReport {
       [`files ${verb}attached`, String(this.get('files'))],
       ['files not in the export', String(this.get('files missing'))],
       ['texts cut to the longest message', String(this.get('truncated'))],
+      ['messages with nothing that could be imported', String(this.get('nothing to import'))],
     ]
     for (const [reason, count] of [...this.skipped].sort()) rows.push([`skipped: ${reason}`, String(count)])
     const width = Math.max(...rows.map(([label]) => label.length))

@@ -22,7 +22,7 @@ export function slackRecords(db: Connection) {
   const insertPerson = db.prepare(
     'INSERT INTO users (name, email_address, bio, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   )
-  const roomNamed = db.prepare<[string], number>("SELECT id FROM rooms WHERE name = ? COLLATE NOCASE AND type != 'Rooms::Direct' LIMIT 1").pluck()
+  const roomNames = db.prepare<[], string>("SELECT name FROM rooms WHERE type != 'Rooms::Direct' AND name IS NOT NULL").pluck()
   const roomExists = db.prepare<[number], number>('SELECT 1 FROM rooms WHERE id = ?').pluck()
   const messageStart = db.prepare<[number], string>('SELECT body FROM message_search_index WHERE rowid = ?').pluck()
 
@@ -30,7 +30,8 @@ export function slackRecords(db: Connection) {
     find: (kind: ImportedKind, key: string): number | undefined => find.get(kind, key),
     record: (kind: ImportedKind, key: string, recordId: number): void => void insert.run(kind, key, recordId, dbTime()),
     personByEmail: (email: string): number | undefined => byEmail.get(normalizeEmail(email)),
-    roomNameTaken: (name: string): boolean => roomNamed.get(name) !== undefined,
+    // Every shared room's name, read once by an import to name the rooms it makes.
+    roomNames: (): string[] => roomNames.all(),
     roomExists: (id: number): boolean => roomExists.get(id) !== undefined,
     // A message's text as search holds it: what a thread reply quotes of its parent.
     searchText: (messageId: number): string | undefined => messageStart.get(messageId),

@@ -10,6 +10,8 @@ export interface RosterPerson {
   role: number
   status: number
   updated_at: string
+  // Never signed up: brought in by an import, with no password (1), so a claim link can be made.
+  unclaimed: number
 }
 
 export interface RosterPage {
@@ -26,7 +28,7 @@ export interface RosterPage {
 // Administrators also see banned people, greyed out; everyone else only active ones.
 export function roster(db: Connection) {
   const people = db.prepare<[string, number, number], RosterPerson>(
-    `SELECT id, name, bio, role, status, updated_at FROM users
+    `SELECT id, name, bio, role, status, updated_at, password_digest IS NULL AS unclaimed FROM users
      WHERE role != 2 AND status IN (SELECT value FROM json_each(?))
      ORDER BY role = 1 DESC, LOWER(name), id LIMIT ? OFFSET ?`,
   )

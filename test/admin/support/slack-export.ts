@@ -119,3 +119,17 @@ export function busyExport(days: number, perDay: number): ExportFiles {
   }
   return files
 }
+
+// A zip whose entry at `path` declares `declared` bytes but inflates to all of its content (a
+// zip bomb's shape): the sizes in its local header and the central directory are rewritten.
+export async function zipBomb(files: ExportFiles, path: string, declared: number): Promise<Buffer> {
+  const zip = await zipExport(files)
+  const name = Buffer.from(path)
+  for (const [signature, nameAt, sizeAt] of [[0x04034b50, 30, 22], [0x02014b50, 46, 24]] as const) {
+    for (let at = zip.indexOf(name); at !== -1; at = zip.indexOf(name, at + 1)) {
+      const header = at - nameAt
+      if (header >= 0 && zip.readUInt32LE(header) === signature) zip.writeUInt32LE(declared, header + sizeAt)
+    }
+  }
+  return zip
+}

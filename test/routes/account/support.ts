@@ -1,5 +1,6 @@
 import sharp from 'sharp'
 import type { FastifyInstance } from 'fastify'
+import { slackRecords } from '../../../server/models/imports/slack-records.ts'
 
 export { botCookie, get, send, query } from '../rooms/support.ts'
 export { multipart } from '../../support/multipart.ts'
@@ -31,4 +32,9 @@ export function addPeople(app: FastifyInstance, count: number, status = 0): void
     )
     for (let i = 0; i < count; i++) insert.run(`Person ${String(i).padStart(4, '0')}`, `person${i}-${status}@example.com`, status)
   })
+}
+
+// Someone a Slack import brought in: no password, no email.
+export function importedPerson(app: FastifyInstance, name = 'Ada Imported', changes: { bot?: boolean; deactivated?: boolean } = {}): number {
+  return app.store.writeNow((m) => slackRecords(m.db).createPerson({ name, emailAddress: null, bio: null, bot: changes.bot ?? false, deactivated: changes.deactivated ?? false }))
 }
