@@ -42,7 +42,6 @@ import { emailStanding } from './user/email-standing.ts'
 import { emailNotifications } from './email/notification.ts'
 import { emailPreferences } from './email/preference.ts'
 import { missedMessages } from './email/missed-messages.ts'
-import { setAsideEmails } from './user/set-aside-emails.ts'
 import { claimable } from './user/claimable.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
@@ -93,7 +92,6 @@ export function createModels(db: Connection) {
     emailNotifications: emailNotifications(db),
     emailPreferences: emailPreferences(db),
     missedMessages: missedMessages(db),
-    setAsideEmails: setAsideEmails(db),
     claims: claimable(db),
   }
 }

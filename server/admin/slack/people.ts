@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { deactivatedEmail } from '../../models/user/deactivatable.ts'
-import { STATUSES } from '../../models/user.ts'
+import { normalizeEmail, STATUSES } from '../../models/user.ts'
 import type { ImportContext } from './context.ts'
 import { placeholderId } from './context.ts'
 import type { SlackPerson } from './export-index.ts'
@@ -39,7 +39,7 @@ async function importPerson(context: ImportContext, person: SlackPerson): Promis
   const matched = person.email && !person.bot ? context.read((m) => m.slackRecords.personByEmail(person.email!)) : undefined
   // A deactivated or banned person's email never brings them back as a new member: their Slack
   // self is them, left as they are, until an administrator brings them back.
-  const former = matched === undefined && person.email && !person.bot ? context.read((m) => m.setAsideEmails.holderOf(person.email!)) : undefined
+  const former = matched === undefined && person.email && !person.bot ? context.read((m) => m.emailStanding.inactiveHolder(normalizeEmail(person.email!))) : undefined
   if (matched !== undefined || former !== undefined) {
     const id = (matched ?? former)!
     await context.write((m) => m.slackRecords.record('user', person.id, id), undefined)

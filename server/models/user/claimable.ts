@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { RailsSigning } from '../../lib/rails/signing.ts'
 import type { Connection } from '../database.ts'
 import { normalizeEmail, ROLES, STATUSES, type UserRow } from '../user.ts'
-import { setAsideEmails } from './set-aside-emails.ts'
+import { emailStanding } from './email-standing.ts'
 
 // A claim link: how a person an import brought in (no password, often no email) takes up their
 // account. An administrator makes it; its holder picks an email and a password and is signed in.
@@ -34,15 +34,16 @@ export class ClaimRefused extends Error {}
 export function claimable(db: Connection) {
   const emailHolder = db.prepare<[string], number>('SELECT id FROM users WHERE email_address = ? COLLATE NOCASE LIMIT 1').pluck()
   const setClaimed = db.prepare('UPDATE users SET email_address = ?, password_digest = ?, updated_at = ? WHERE id = ? AND status = 0 AND password_digest IS NULL')
-  const setAside = setAsideEmails(db)
+  const standing = emailStanding(db)
 
   return {
     // Takes up the account, inside the writer's transaction (so two uses of one link cannot both
-    // win); refuses an email someone else signs in with, or that a deactivated or banned person had.
+    // win); refuses an email someone else signs in with, that a deactivated or banned person had,
+    // or that only Unicode folding tells from someone's (email-standing.ts).
     claim(userId: number, email: string, passwordDigest: string, at: string): void {
       const address = normalizeEmail(email)
       const holder = emailHolder.get(address)
-      if ((holder !== undefined && holder !== userId) || setAside.holderOf(address) !== undefined) throw new ClaimRefused('That email address can’t be used. Pick another, or ask an administrator.')
+      if ((holder !== undefined && holder !== userId) || standing.refusal(address) !== null) throw new ClaimRefused('That email address can’t be used. Pick another, or ask an administrator.')
       if (setClaimed.run(address, passwordDigest, at, userId).changes !== 1) throw new ClaimRefused('That link has already been used.')
     },
   }

@@ -25,15 +25,16 @@ const isAscii = (text: string): boolean => /^[\x00-\x7f]*$/.test(text)
 const likePattern = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export function emailStanding(db: Connection) {
-  const holder = db.prepare<[string], { status: number }>('SELECT status FROM users WHERE email_address = ? COLLATE NOCASE ORDER BY status LIMIT 1')
-  const setAside = db.prepare<[string], string>(`SELECT email_address FROM users WHERE status = ${STATUSES.deactivated} AND email_address LIKE ? ESCAPE '\\'`).pluck()
+  const holder = db.prepare<[string], { id: number; status: number }>('SELECT id, status FROM users WHERE email_address = ? COLLATE NOCASE ORDER BY status, id LIMIT 1')
+  const setAside = db.prepare<[string], { id: number; email_address: string }>(`SELECT id, email_address FROM users WHERE status = ${STATUSES.deactivated} AND email_address LIKE ? ESCAPE '\\' ORDER BY id DESC`)
   const everyEmail = db.prepare<[], string>('SELECT email_address FROM users WHERE email_address IS NOT NULL').pluck()
 
-  function formerlyHeld(email: string): boolean {
-    if (!email.includes('@')) return false
+  // The deactivated person who had `email` before it was set aside.
+  function formerHolder(email: string): number | undefined {
+    if (!email.includes('@')) return undefined
     const pattern = likePattern(email).replaceAll('@', '-deactivated-%@')
-    for (const stored of setAside.iterate(pattern)) if (normalizeEmail(originalEmail(stored)) === email) return true
-    return false
+    for (const stored of setAside.iterate(pattern)) if (normalizeEmail(originalEmail(stored.email_address)) === email) return stored.id
+    return undefined
   }
 
   function lookalike(email: string): boolean {
@@ -46,13 +47,21 @@ export function emailStanding(db: Connection) {
     return false
   }
 
+  // The banned or deactivated person whose address `email` (as normalizeEmail leaves it) is or
+  // was, unless an active person has it now.
+  function inactiveHolder(email: string): number | undefined {
+    const found = holder.get(email)
+    if (found?.status === STATUSES.active) return undefined
+    return found?.id ?? formerHolder(email)
+  }
+
   return {
+    inactiveHolder,
     // Why `email` (as normalizeEmail leaves it) may not make a new person, or null. An active
     // person who has it is not a refusal: the caller signs them in, or finds the address taken.
     refusal(email: string): EmailRefusal | null {
-      const status = holder.get(email)?.status
-      if (status === STATUSES.active) return null
-      if (status !== undefined || formerlyHeld(email)) return 'inactive'
+      if (inactiveHolder(email) !== undefined) return 'inactive'
+      if (holder.get(email) !== undefined) return null
       return lookalike(email) ? 'lookalike' : null
     },
   }
