@@ -59,6 +59,9 @@ function withRedaction(logger: FastifyServerOptions['logger']): FastifyServerOpt
   return { ...options, serializers: { ...options.serializers, req: requestForLog } }
 }
 
+// How much longer than HTTP_REQUEST_TIMEOUT a silent connection is kept: several checks of it.
+const SILENT_CONNECTION_GRACE_MS = 5_000
+
 // Builds the whole application without listening; main.ts listens, tests inject.
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
@@ -67,9 +70,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: FORM_BODY_LIMIT,
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     routerOptions: { maxParamLength: 1000 },
-    // A connection that sends nothing for as long as a whole request may take is closed; slow
-    // headers and slow requests get a 408 (checked every second, not Node's 30 s).
-    connectionTimeout: config.httpTimeouts.requestMs,
+    // Slow headers and slow requests (a body that trickles in, or never comes) get a 408,
+    // checked every second (not Node's 30 s). A connection silent a little longer than a whole
+    // request may take (a client not reading its response) is closed; were it the same length,
+    // that close would come first and drop a request still owed its 408.
+    connectionTimeout: config.httpTimeouts.requestMs + SILENT_CONNECTION_GRACE_MS,
     requestTimeout: config.httpTimeouts.requestMs,
     keepAliveTimeout: config.httpTimeouts.keepAliveMs,
     http: { headersTimeout: config.httpTimeouts.headersMs, connectionsCheckingInterval: 1_000 },

@@ -53,6 +53,15 @@ test('a request whose body trickles in is answered 408 once the request timeout 
   assert.ok(ms < 12_000, `closed after ${ms} ms`)
 })
 
+test('a request whose body never arrives is answered 408 once the request timeout passes, not dropped', { timeout: 60_000 }, async (t) => {
+  const socket = await opened(await listening(t))
+  const closed = untilClosed(socket)
+  socket.write('POST /session HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n')
+  const { text, ms } = await closed
+  assert.match(text, /^HTTP\/1\.1 408 /)
+  assert.ok(ms < 12_000, `closed after ${ms} ms`)
+})
+
 test('an idle keep-alive connection is closed after the keep-alive timeout', { timeout: 60_000 }, async (t) => {
   const socket = await opened(await listening(t))
   const closed = untilClosed(socket)

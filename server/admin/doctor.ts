@@ -1,11 +1,14 @@
 // `npm run doctor`: lists what the storage folder holds that nothing uses: blobs no record is
 // attached to (with their variants and previews) and files no blob names (or uploads a crash
 // left in files/tmp). With --fix it removes them: the blobs a batch per transaction, then their
-// files, then the stray files. The server need not be stopped (it purges unattached blobs itself).
+// files, then the stray files. The server need not be stopped: a file is only a stray once it
+// has been left alone for an hour (an upload's file is written before its row commits) and no
+// row names it on a second look just before it goes; only names the storage layout writes are
+// ever deleted (lib/stored-files.ts).
 import { existsSync } from 'node:fs'
 import { storageLocation } from '../config.ts'
-import { removeBlobFiles, removeFiles } from '../lib/files.ts'
-import { strayFiles } from '../lib/stored-files.ts'
+import { removeBlobFiles } from '../lib/files.ts'
+import { removeStrayFiles, strayFiles } from '../lib/stored-files.ts'
 import { blobs } from '../models/blob.ts'
 import { openConnection } from '../models/database.ts'
 import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
@@ -16,7 +19,7 @@ const { values } = readCommandLine({
   name: NAME,
   arguments: '',
   positionals: { min: 0, max: 0 },
-  summary: 'Lists orphaned blobs (rows no record is attached to) and stray files (files no blob names). With --fix, removes them.',
+  summary: 'Lists orphaned blobs (rows no record is attached to) and stray files (files no blob names, untouched for an hour). With --fix, removes them; safe while the server runs.',
   options: {
     fix: { type: 'boolean', description: 'remove the orphaned blobs and stray files it lists' },
   },
@@ -43,7 +46,7 @@ if (values.fix) {
     purged += batch.purged
     if (batch.done) break
   }
-  await removeFiles(strays.map((file) => file.path))
-  console.log(`removed ${purged} orphaned blob${purged === 1 ? '' : 's'} and ${strays.length} stray file${strays.length === 1 ? '' : 's'}`)
+  const removed = await removeStrayFiles(location.filesPath, strays, (key) => files.keyExists(key))
+  console.log(`removed ${purged} orphaned blob${purged === 1 ? '' : 's'} and ${removed.length} stray file${removed.length === 1 ? '' : 's'}`)
 } else if (unattached + strays.length > 0) console.log('run `npm run doctor -- --fix` to remove them')
 db.close()

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import type { RedisLink } from '../lib/redis-link.ts'
+import { STALL_MS, type RedisLink } from '../lib/redis-link.ts'
 import { DISCONNECT_REASONS, type DisconnectReason } from './protocol.ts'
 import { lazyJson, type CableServer, type DisconnectOptions, type Relay, type UnreadNotice } from './server.ts'
 
@@ -31,7 +31,9 @@ import { lazyJson, type CableServer, type DisconnectOptions, type Relay, type Un
 // travels as it is: it is encoded for the sockets only where some are subscribed to it.
 //
 // When Redis goes away, nothing waits for it: broadcasts reach the sockets here at once, posts
-// carry on, and what other processes sent meanwhile is lost to this one's sockets. So whenever
+// carry on, and what other processes sent meanwhile is lost to this one's sockets. A Redis that
+// stops answering with its connection still open is waited for PUBLISH_WAIT_MS at most, by the
+// writes of that moment only: while its answers are late, a write's response waits for nothing. So whenever
 // the listening connection comes back, every socket here is told to reconnect (as on a
 // restart): the page re-subscribes and asks for what it missed (refresh_room_controller's
 // refresh on reconnection). A lone process with REDIS_URL does this too, since it cannot know
@@ -45,8 +47,9 @@ const MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 // to Redis, its answer, and a wakeup of every listening process, whatever its size (30-80 µs
 // of CPU on a VM), against a few microseconds for the entry itself.
 const BATCH_CHARS = 64 * 1024
-// How long a write's response waits for Redis to answer its broadcasts' publish.
-const PUBLISH_WAIT_MS = 250
+// How long a write's response waits for Redis to answer its broadcasts' publish: as long as
+// Redis may take before it counts as not answering (lib/redis-link.ts), then not at all.
+const PUBLISH_WAIT_MS = STALL_MS
 const COMPLAINT_INTERVAL_MS = 5000
 const ORIGIN_DIGITS = 12
 const REASONS: ReadonlySet<string> = new Set(Object.values(DISCONNECT_REASONS))
@@ -128,10 +131,11 @@ export class CableRelay implements Relay {
   }
 
   // Resolves once Redis has answered every publish so far (what is still batched goes now), or
-  // after PUBLISH_WAIT_MS, or at once when nothing is waiting.
+  // after PUBLISH_WAIT_MS; null (nothing to wait for) when nothing is waiting, or Redis is not
+  // answering.
   published(): Promise<void> | null {
     this.flush()
-    return this.lastSettled
+    return this.link.answering ? this.lastSettled : null
   }
 
   receiveBytes(bytes: Buffer): void {
@@ -192,8 +196,10 @@ export class CableRelay implements Relay {
     if (deliveries.length > 0) this.deliverAfter(deliveries, settled)
   }
 
-  // One timer per publish, however many writes wait for it.
-  private settle(answer: Promise<boolean>): Promise<void> {
+  // One timer per publish, however many writes wait for it; none while Redis is not answering
+  // (the publish still goes, and reaches the others if Redis resumes).
+  private settle(answer: Promise<boolean>): Promise<void> | null {
+    if (!this.link.answering) return null
     const settled = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, PUBLISH_WAIT_MS)
       void answer.then(() => {

@@ -7,7 +7,11 @@ import { createClient } from '@redis/client'
 // Redis is never waited for: each connection reconnects forever, backing off to 5 s, and
 // nothing is queued while it is away. A publish then fails at once and is dropped and
 // counted, and the log hears about it at most once per backoff period. Callers learn of
-// outages from the 'down' and 'up' events, per connection.
+// outages from the 'down' and 'up' events, per connection. A Redis that stops answering without
+// closing its connection (stopped, paused, or gone behind a network that never says so) is
+// noticed too: `answering` turns false once commands have gone unanswered for STALL_MS, so
+// callers stop waiting on it (publishes are still written, up to the pending bounds, and reach
+// Redis if it resumes).
 
 type Client = ReturnType<typeof createClient>
 
@@ -36,6 +40,9 @@ const MAX_PENDING_COMMANDS = 10_000
 const MAX_PENDING_BYTES = 64 * 1024 * 1024
 // A sign-in waits at most this long for its counter before falling back (rate-limit.ts).
 const COMMAND_TIMEOUT_MS = 1000
+// Commands unanswered this long, with no answer to any other meanwhile: Redis is not answering.
+// A healthy one answers in well under a millisecond, a busy one in a few.
+export const STALL_MS = 100
 const CLOSE_GRACE_MS = 1000
 
 // unix:///run/redis.sock: a Redis on this host through its Unix socket, so that a redis-server
@@ -65,6 +72,10 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
   private readonly listening = new Map<string, { kind: 'channel' | 'pattern'; name: string; listener: (message: Buffer) => void }>()
   private readonly subscribed = new Set<string>()
   private pendingBytes = 0
+  // Commands written and not yet answered, and since when the publisher has been waiting for an
+  // answer (the first command written while none was pending, or the last answer since).
+  private pendingCommands = 0
+  private waitingSince = 0
   private droppedTotal = 0
   private droppedUnlogged = 0
   private dropsLoggedAt = Number.NEGATIVE_INFINITY
@@ -88,6 +99,12 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
   // Whether commands can be sent now (the publishing connection is ready).
   get isUp(): boolean {
     return this.publisher.up
+  }
+
+  // Whether Redis answers commands: false while it is down, and while commands have gone
+  // unanswered for STALL_MS on a connection that is still open.
+  get answering(): boolean {
+    return this.publisher.up && (this.pendingCommands === 0 || performance.now() - this.waitingSince < STALL_MS)
   }
 
   get isListening(): boolean {
@@ -143,7 +160,7 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
     }
     this.pendingBytes += bytes
     // sendCommand rather than the publish helper, whose argument parsing costs more per call.
-    return this.publisher.client.sendCommand(['PUBLISH', channel, message]).then(
+    return this.tracked(this.publisher.client.sendCommand(['PUBLISH', channel, message])).then(
       () => {
         this.pendingBytes -= bytes
         return true
@@ -154,6 +171,17 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
         return false
       },
     )
+  }
+
+  // Counts a command as pending until it settles (answers come in the order commands went).
+  private tracked<T>(command: Promise<T>): Promise<T> {
+    if (this.pendingCommands++ === 0) this.waitingSince = performance.now()
+    const settled = () => {
+      this.pendingCommands--
+      this.waitingSince = performance.now()
+    }
+    command.then(settled, settled)
+    return command
   }
 
   // One listener per channel, kept across reconnections; subscribe before start(), so that
@@ -186,7 +214,8 @@ export class RedisLink extends EventEmitter<{ up: [RedisRole]; down: [RedisRole]
   // that `key` (already under the namespace) opened. Rejects when Redis is away or slow.
   async countInWindow(key: string, windowMs: number): Promise<number> {
     if (!this.publisher.up) throw new Error('redis is not connected')
-    const replies = await withTimeout(this.publisher.client.multi().incr(key).pExpire(key, windowMs, 'NX').exec(), COMMAND_TIMEOUT_MS)
+    if (!this.answering) throw new Error('redis is not answering')
+    const replies = await withTimeout(this.tracked(this.publisher.client.multi().incr(key).pExpire(key, windowMs, 'NX').exec()), COMMAND_TIMEOUT_MS)
     const count = Number(replies[0])
     if (!Number.isSafeInteger(count)) throw new Error(`redis answered INCR with ${String(replies[0])}`)
     return count

@@ -57,7 +57,9 @@ export class EmptyUpload extends Error {}
 // Streams an upload to <filesRoot>/<k0k1>/<k2k3>/<key> (as Rails' disk service lays it out),
 // hashing as it goes; nothing is held in memory but the first bytes. The file is removed
 // again on any failure, so the caller only has to remove it if its own write fails.
-export async function storeUpload(filesRoot: string, source: Readable & { truncated?: boolean }, claimedType: string | undefined, maxBytes: number): Promise<StoredUpload> {
+// `space`, when given, counts each chunk against the disk's reserve before it is written (and
+// throws to refuse the rest: plugins/disk-space.ts).
+export async function storeUpload(filesRoot: string, source: Readable & { truncated?: boolean }, claimedType: string | undefined, maxBytes: number, space?: { wrote(bytes: number): void }): Promise<StoredUpload> {
   const key = generateBlobKey()
   const path = blobPath(filesRoot, key)!
   const temp = join(filesRoot, 'tmp', `${key}.upload`)
@@ -69,6 +71,11 @@ export async function storeUpload(filesRoot: string, source: Readable & { trunca
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.length
       if (size > maxBytes) return done(new UploadTooLarge('That file is too large.'))
+      try {
+        space?.wrote(chunk.length)
+      } catch (error) {
+        return done(error as Error)
+      }
       md5.update(chunk)
       if (head.length < 64) head = Buffer.concat([head, chunk.subarray(0, 64 - head.length)])
       done(null, chunk)

@@ -40,9 +40,16 @@ export default fp(
       relay.start()
       app.addHook('onClose', async () => relay.stop())
       // A write is answered once Redis has taken what it broadcast, so whatever the person does
-      // next, on any worker, comes after it on every socket.
-      app.addHook('onSend', async (request, _reply, payload) => {
-        if (request.method !== 'GET' && request.method !== 'HEAD') await relay.published()
+      // next, on any worker, comes after it on every socket. The wait is named in Server-Timing
+      // (`relay;dur=`), after the server's own total.
+      app.addHook('onSend', async (request, reply, payload) => {
+        if (request.method === 'GET' || request.method === 'HEAD') return payload
+        const waiting = relay.published()
+        if (waiting === null) return payload
+        const started = performance.now()
+        await waiting
+        const timing = reply.getHeader('server-timing')
+        if (typeof timing === 'string' && timing.includes('total;dur=')) reply.header('server-timing', `${timing}, relay;dur=${(performance.now() - started).toFixed(2)}`)
         return payload
       })
     }

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
-import { DiskSpace, warnOutOfSpace } from '../lib/disk-space.ts'
+import { DiskSpace, warnOutOfSpace, type UploadClaim } from '../lib/disk-space.ts'
 import { TURBO_STREAM_TYPE, turboStream } from '../rendering/turbo-streams.ts'
 import { errorPage } from './errors.ts'
 
@@ -20,6 +20,15 @@ declare module 'fastify' {
   interface FastifyInstance {
     diskSpace: DiskSpaceGuard
   }
+  interface FastifyRequest {
+    // An upload's share of the disk while it streams (readMultipartForm passes it to storeUpload).
+    diskClaim: UploadClaim | null
+  }
+  interface FastifyContextConfig {
+    // The writes the reserve's last quarter is kept for: signing in (never refused before it is
+    // tried) and posting text (refused only once a write has failed for lack of space).
+    diskReserve?: 'sign-in' | 'text-post'
+  }
 }
 
 function isUpload(request: FastifyRequest): boolean {
@@ -33,7 +42,10 @@ function wantsJson(request: FastifyRequest): boolean {
 
 // A full disk is refused before it breaks anything: writes are turned away with 507 while the
 // storage folder's filesystem is below its reserve (server/lib/disk-space.ts), and a write that
-// fails for lack of space anyway gets the same answer from the error handler.
+// fails for lack of space anyway gets the same answer from the error handler. An upload is
+// admitted only if its declared length leaves the reserve whole, and is counted against it as
+// it streams (a chunked one has no length to declare); within the reserve other writes go on
+// until its last quarter, kept for text posts and sign-ins. Reading is never refused.
 export default fp(
   async function diskSpace(app, options: { config: Config; sampleMs?: number }) {
     const monitor = new DiskSpace(options.config.storagePath, { minFreeBytes: options.config.minFreeBytes, sampleMs: options.sampleMs })
@@ -54,12 +66,21 @@ export default fp(
     app.decorate('diskSpace', guard)
     if (app.hasDecorator('store')) app.store.writer.checkpointAfterBatches(() => monitor.short)
 
+    app.decorateRequest('diskClaim', null)
     app.addHook('onRequest', async (request, reply) => {
       if (SAFE_METHODS.has(request.method)) return
-      if (monitor.refusesWrites()) return guard.refuse(request, reply, 'below a quarter of CAMPFIRE_MIN_FREE_MB')
-      // A body over the upload limit gets its 413 from the parser, whatever the disk has.
-      const incoming = Math.min(Number(request.headers['content-length']) || 0, options.config.maxUploadBytes)
-      if (isUpload(request) && monitor.refusesUploads(incoming)) return guard.refuse(request, reply, 'an upload below CAMPFIRE_MIN_FREE_MB')
+      if (isUpload(request)) {
+        // A body over the upload limit gets its 413 from the parser, whatever the disk has.
+        const declared = Math.min(Number(request.headers['content-length']) || 0, options.config.maxUploadBytes)
+        const claim = monitor.claim(declared)
+        if (!claim) return guard.refuse(request, reply, 'an upload below CAMPFIRE_MIN_FREE_MB')
+        request.diskClaim = claim
+        reply.raw.once('close', () => claim.release())
+        return
+      }
+      const keeps = request.routeOptions.config?.diskReserve
+      if (keeps === 'sign-in') return
+      if (keeps === 'text-post' ? monitor.refusesTextPosts() : monitor.refusesWrites()) return guard.refuse(request, reply, 'below a quarter of CAMPFIRE_MIN_FREE_MB')
     })
     app.addHook('onClose', async () => monitor.close())
   },

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { isOutOfSpace } from '../lib/disk-space.ts'
+import { isOutOfSpace, ReserveReached } from '../lib/disk-space.ts'
 
 const MESSAGES: Record<number, string> = {
   400: 'The request could not be understood.',
@@ -75,6 +75,8 @@ export default fp(
     })
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
+      // An upload refused as it streamed, at the reserve (plugins/disk-space.ts answers it).
+      if (error instanceof ReserveReached && request.server.hasDecorator('diskSpace')) return request.server.diskSpace.refuse(request, reply, error.code)
       // The storage refused a write for lack of space (plugins/disk-space.ts answers it).
       if (isOutOfSpace(error) && request.server.hasDecorator('diskSpace')) {
         request.server.diskSpace.monitor.sawOutOfSpace()

@@ -70,7 +70,7 @@ export default async function messages(app: FastifyInstance, options: { config: 
     await scope.register(multipart, { throwFileSizeLimit: true })
 
     // The post: routes/messages/create.ts.
-    scope.post('/rooms/:room_id/messages', create(app, config))
+    scope.post('/rooms/:room_id/messages', { config: { diskReserve: 'text-post' } }, create(app, config))
   })
 
   await app.register(show)

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream'
 import type { Multipart } from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
+import { ReserveReached } from '../lib/disk-space.ts'
 import { EmptyUpload, storeUpload, UploadTooLarge, type StoredUpload } from '../lib/uploads.ts'
 import { parseForm } from '../plugins/body.ts'
 
@@ -87,7 +88,7 @@ export async function readMultipartForm(request: FastifyRequest, config: Config,
       } else if (part.fieldname === options.fileField && part.filename) {
         form.filename = sanitizeFilename(part.filename)
         try {
-          form.file = await storeUpload(config.filesPath, part.file, part.mimetype, maxBytes)
+          form.file = await storeUpload(config.filesPath, part.file, part.mimetype, maxBytes, request.diskClaim ?? undefined)
         } catch (error) {
           if (error instanceof EmptyUpload) throw error
           if (inputFailed(part.file, error)) malformed = true
@@ -110,7 +111,7 @@ export async function readMultipartForm(request: FastifyRequest, config: Config,
 // Whether a file's upload failed because the request did (its stream errored, or was torn
 // down before its end) rather than because our disk did.
 function inputFailed(file: Readable, error: unknown): boolean {
-  if (typeof (error as { syscall?: unknown } | null)?.syscall === 'string') return false
+  if (typeof (error as { syscall?: unknown } | null)?.syscall === 'string' || error instanceof ReserveReached) return false
   return Boolean(file.errored) || (file.destroyed && !file.readableEnded)
 }
 

@@ -57,5 +57,6 @@ export default async function sessions(app: FastifyInstance, options: { signInLi
     return reply.redirect(providerSignOut?.href ?? '/', 302)
   }
 
-  resourceRoutes(app, '/session', { POST: create, DELETE: destroy }, open)
+  // Signing in and out are never refused for lack of disk space before they are tried.
+  resourceRoutes(app, '/session', { POST: create, DELETE: destroy }, { config: { ...open.config, diskReserve: 'sign-in' } })
 }

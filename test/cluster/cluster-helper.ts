@@ -13,6 +13,7 @@ import { CookieJar, formPost, request, startServer, stopServer, type ServerProce
 
 export interface Cluster {
   server: ServerProcess
+  redis: RedisServer
   storage: string
   databasePath: string
 }
@@ -31,7 +32,7 @@ export async function startCluster(t: TestContext, env: Record<string, string> =
   // The primary's "Server listening at" comes once every worker has told it so over IPC; a
   // worker's own line may reach the shared pipe a moment later.
   await eventually(() => workerPids(server).size === 2, 'every worker to log that it listens')
-  return { server, storage, databasePath }
+  return { server, redis, storage, databasePath }
 }
 
 type LogLine = Record<string, unknown> & { msg?: string }

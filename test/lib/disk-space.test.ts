@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, statfsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import { DiskSpace, isOutOfSpace, Throttled } from '../../server/lib/disk-space.ts'
+import { DiskSpace, isOutOfSpace, ReserveReached, Throttled } from '../../server/lib/disk-space.ts'
 
 test('a warning is let through once a minute, with how many were held back', () => {
   const throttled = new Throttled(60_000)
@@ -46,5 +46,35 @@ test('the level follows a real statfs against the reserve, and a failed write co
     assert.equal(plenty.refusesWrites(), false)
   } finally {
     for (const disk of [plenty, low, full]) disk.close()
+  }
+})
+
+test('uploads in flight count against the reserve: what one declares at once, what streams beyond it as it comes', () => {
+  const MB = 1024 * 1024
+  const stats = statfsSync(tmpdir())
+  // 10 MB above the reserve, as the one statfs taken (no other sample during the test) saw it.
+  const disk = new DiskSpace(tmpdir(), { minFreeBytes: stats.bavail * stats.bsize - 10 * MB, sampleMs: 3_600_000 })
+  try {
+    const declared = disk.claim(6 * MB)
+    assert.ok(declared, 'six of the ten')
+    assert.equal(disk.claim(6 * MB), null, 'a second six would cross the reserve')
+    declared.wrote(6 * MB)
+    const chunked = disk.claim(0)
+    assert.ok(chunked, 'a chunked upload declares nothing, and is let in while room is left')
+    chunked.wrote(3 * MB)
+    assert.throws(() => chunked.wrote(2 * MB), ReserveReached, 'the chunk that would cross the reserve is refused')
+    assert.equal(disk.claim(0), null, 'and nothing more is let in')
+    assert.equal(disk.refusesTextPosts(), false, 'text posts go on within the reserve')
+    const unfinished = new DiskSpace(tmpdir(), { minFreeBytes: stats.bavail * stats.bsize - 10 * MB, sampleMs: 3_600_000 })
+    try {
+      const gaveUp = unfinished.claim(8 * MB)!
+      gaveUp.wrote(MB)
+      gaveUp.release()
+      assert.ok(unfinished.claim(8 * MB), 'an upload that ended early gives back what it did not send')
+    } finally {
+      unfinished.close()
+    }
+  } finally {
+    disk.close()
   }
 })

@@ -62,6 +62,37 @@ test('while Redis is down a publish is dropped at once and counted, and the link
   assert.equal(connectedAgain.reduce((sum, line) => sum + Number(line.details.dropped), 0), 999, 'the drops not yet logged are reported on return')
 })
 
+test('a Redis that stops answering with its connection open counts as not answering once a command waits 100 ms, until it answers again', async (t) => {
+  const redis = await RedisServer.start(t)
+  const heard: string[] = []
+  const { link } = startLink(t, redis.url)
+  link.subscribe(link.name('test'), (message) => heard.push(message.toString()))
+  await link.start(5000)
+  assert.equal(link.answering, true)
+  assert.equal(await link.publish(link.name('test'), 'before'), true)
+  assert.equal(link.answering, true, 'nothing pending')
+
+  const pid = redis.pid!
+  process.kill(pid, 'SIGSTOP')
+  try {
+    const pending = link.publish(link.name('test'), 'while stopped')
+    assert.ok(pending, 'the connection is still open: the publish is written')
+    assert.equal(link.answering, true, 'not yet late')
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    assert.equal(link.answering, false)
+    const started = performance.now()
+    await assert.rejects(link.countInWindow(link.name('k'), 60_000), /not answering/)
+    assert.ok(performance.now() - started < 50, 'a sign-in counter falls back at once instead of waiting out its timeout')
+    process.kill(pid, 'SIGCONT')
+    assert.equal(await pending, true, 'Redis answers what was written once it resumes')
+    assert.equal(link.answering, true)
+    await eventually(() => heard.length === 2)
+    assert.deepEqual(heard, ['before', 'while stopped'])
+  } finally {
+    process.kill(pid, 'SIGCONT')
+  }
+})
+
 test('a subscriber that throws is logged and the next message still arrives', async (t) => {
   const redis = await RedisServer.start(t)
   const heard: string[] = []

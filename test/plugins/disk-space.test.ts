@@ -31,14 +31,20 @@ test('below CAMPFIRE_MIN_FREE_MB uploads are refused with 507 while text posts s
   assert.equal(text.statusCode, 200)
 })
 
-test('below a quarter of CAMPFIRE_MIN_FREE_MB every write is refused: a page for a browser, JSON for a bot', async (t) => {
+test('below a quarter of CAMPFIRE_MIN_FREE_MB other writes are refused (a page for a browser, JSON for a bot), while sign-ins, text posts and reading go on', async (t) => {
   const { app } = await buildTestApp(t, { env: { CAMPFIRE_MIN_FREE_MB: String(Math.ceil(freeMegabytes() * 8)) } })
   assert.equal(app.diskSpace.monitor.level, 'full')
   const signingIn = await app.inject({ method: 'POST', url: '/session', ...form({ email_address: 'david@example.com', password: 'x' }) })
-  assert.equal(signingIn.statusCode, 507)
-  assert.match(signingIn.body, /Error 507.*<h1>The server is out of disk space/s)
+  assert.notEqual(signingIn.statusCode, 507, 'a sign-in is tried')
+  const david = await signIn(app, 'david')
+  assert.equal((await post(app, david, rooms.hq.id, 'Still posting')).statusCode, 200)
+  assert.equal((await botRequest(app, 'POST', botMessagesUrl(rooms.hq.id), 'Hello')).statusCode, 201)
 
-  const bot = await botRequest(app, 'POST', botMessagesUrl(rooms.hq.id), 'Hello')
+  const room = await inject(app, david, { method: 'POST', url: '/rooms/opens', ...form({ 'room[name]': 'Lunch' }) })
+  assert.equal(room.statusCode, 507)
+  assert.match(room.body, /Error 507.*<h1>The server is out of disk space/s)
+  const { payload, headers } = multipart([{ name: 'attachment', filename: 'gray.png', type: 'image/png', data: grayPng(8, 8) }])
+  const bot = await botRequest(app, 'POST', botMessagesUrl(rooms.hq.id), payload, headers)
   assert.equal(bot.statusCode, 507)
   assert.deepEqual(bot.json(), { error: 'The server is out of disk space, so nothing was saved. Try again in a few minutes.', status: 507 })
 

@@ -87,3 +87,22 @@ function fileSizeLimit(dir: string, remove: () => void): SmallFilesystem {
     remove,
   }
 }
+
+// A tmpfs of `megabytes` at a new folder, or null where mounting is not permitted (not root):
+// a real filesystem whose free space statfs reports, for the tests of the reserve.
+export function tmpfsOf(megabytes: number): { dir: string; remove(): void } | null {
+  const dir = mkdtempSync(join(tmpdir(), 'campfire-tmpfs-'))
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', dir], { stdio: 'ignore' })
+  } catch {
+    rmSync(dir, { recursive: true, force: true })
+    return null
+  }
+  return {
+    dir,
+    remove() {
+      execFileSync('umount', ['-l', dir], { stdio: 'ignore' })
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}

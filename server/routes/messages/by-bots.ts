@@ -48,7 +48,7 @@ export default async function byBots(app: FastifyInstance, options: { config: Co
   })
 
   // 201 with the message's Location (GET /messages/:id shows it to people who may see it).
-  app.post<BotParams>(collection, BOT_ROUTE, async (request: FastifyRequest<BotParams>, reply) => {
+  app.post<BotParams>(collection, { config: { ...BOT_ROUTE.config, diskReserve: 'text-post' } }, async (request: FastifyRequest<BotParams>, reply) => {
     request.endPhase('hooks')
     const room = botRoom(app, request)
     if (!room) return head(reply, 404)
