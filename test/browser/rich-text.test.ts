@@ -4,13 +4,12 @@ import sharp from 'sharp'
 import type { Locator } from 'playwright-core'
 import { chromiumAvailable, DESKTOP, launchBrowser, openTab, PHONE, screenshot, signIn, waitUntilLive } from './support/browser.ts'
 import { startCampfire, type Campfire } from './support/campfire.ts'
+import { WIDE_CODE } from './support/code.ts'
 
 // The page's own globals, for the callbacks run inside it (the tests are typed without the DOM library).
 declare const document: any
 type HTMLElement = any
 
-// Wider than a phone's bubble, narrower than a desktop's.
-export const WIDE_CODE = '<pre>const palette = ["ink", "paper", "rust", "moss", "slate", "sand"]\nconsole.log(palette.length)</pre>'
 
 async function postAsBot(campfire: Campfire, body: string): Promise<void> {
   const { labels } = campfire
