@@ -40,6 +40,8 @@ declare module '@37signals/lexxy' {
 
 interface LexxyEditorElement extends HTMLElement {
   value: string
+  // The Lexical editor inside, once the element has initialised.
+  editor?: import('lexical').LexicalEditor
   toString(): string
   focus(): void
 }

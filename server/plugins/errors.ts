@@ -32,11 +32,11 @@ function escapeHtml(text: string): string {
 }
 
 // A page of its own (no stylesheet to load, so it works whatever failed): the app's warm
-// palette in light and dark, the status as a heading and a way back.
+// palette and font stack (public/css/base.css) in light and dark, the status as a heading and a way back.
 const ERROR_PAGE_STYLE = [
   ':root{color-scheme:light dark;--bg:oklch(99% 0.003 80);--card:oklch(96.5% 0.006 80);--text:oklch(24% 0.01 60);--muted:oklch(45% 0.01 60);--border:oklch(89% 0.008 80);--accent:oklch(52% 0.19 40)}',
   '@media (prefers-color-scheme:dark){:root{--bg:oklch(18% 0.008 60);--card:oklch(22% 0.01 60);--text:oklch(93% 0.006 80);--muted:oklch(75% 0.01 70);--border:oklch(32% 0.01 60);--accent:oklch(74% 0.16 52)}}',
-  'body{margin:0;min-height:100vh;display:grid;place-items:center;background:var(--bg);color:var(--text);font-family:system-ui,-apple-system,"Segoe UI",sans-serif;line-height:1.5}',
+  'body{margin:0;min-height:100vh;display:grid;place-items:center;background:var(--bg);color:var(--text);font-family:-apple-system,BlinkMacSystemFont,Aptos,Roboto,"Segoe UI","Helvetica Neue",Helvetica,Arial,sans-serif;line-height:1.5}',
   'main{box-sizing:border-box;width:min(28rem,calc(100vw - 2rem));padding:2rem 1.75rem;border:1px solid var(--border);border-radius:1.5rem;background:var(--card);text-align:center}',
   '.error__status{margin:0;color:var(--accent);font-size:0.85rem;font-weight:700;letter-spacing:0.08em;text-transform:uppercase}',
   'h1{margin:0.4rem 0 1.5rem;font-size:1.5rem;line-height:1.25;text-wrap:balance}',

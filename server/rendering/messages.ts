@@ -41,7 +41,7 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
       if (id !== null) mentions.set(match[1]!, id)
     }
     const people = new Map(mentions.size > 0 ? deps.findPeople([...new Set(mentions.values())]).map((p) => [p.id, p]) : [])
-    return renderBody(html, {
+    return belowTheMessageHeading(renderBody(html, {
       renderAttachment(attachment: Attachment) {
         const embed = opengraphEmbedOf(attachment)
         if (embed) return renderOpengraphEmbed(embed)
@@ -49,7 +49,7 @@ export function createMessageRenderer(deps: MessageRendererDeps) {
         const person = people.get(mentions.get(attachment.sgid) ?? -1)
         return person ? renderMention(person, attachment.sgid) : null
       },
-    })
+    }))
   }
 
   function attachmentPresentation(message: MessageDisplay): string {
@@ -128,4 +128,12 @@ function parseJsonObject(text: string): Record<string, unknown> | null {
   } catch {
     return null
   }
+}
+
+// Headings written in a message rank below the message's own h3 (its author): an h1 becomes an
+// h4, an h2 an h5, anything deeper an h6. The page keeps one outline (the room's h1, the day's h2,
+// each message's h3), and what the person wrote stays a heading. The body is serialised HTML, whose
+// text and attribute values escape "<", so every "<h" here opens or closes a tag.
+function belowTheMessageHeading(html: string): string {
+  return html.replace(/<(\/?)h([1-6])(?=[\s>])/g, (_, slash: string, level: string) => `<${slash}h${Math.min(Number(level) + 3, 6)}`)
 }

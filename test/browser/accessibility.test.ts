@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { audit, describeFindings, type Finding } from './support/axe.ts'
-import { chromiumAvailable, launchBrowser, openTab, screenshot, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
+import { chromiumAvailable, launchBrowser, openTab, PHONE, screenshot, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
 import { startCampfire, type Campfire } from './support/campfire.ts'
 import { photo } from './support/files.ts'
+import { WIDE_CODE } from './support/code.ts'
 
 // Moderate findings we keep on purpose, each with the reason. Anything critical or serious, and
 // any moderate finding not listed here, fails the gate. (Minor findings fail it too.)
@@ -171,6 +172,47 @@ describe('accessibility of every page state, checked by axe-core', { skip: !chro
     await visit(david, '/rooms/directs/new', 'New Ping page', 'new-ping')
     await visit(kevin, `/rooms/closeds/${campfire.labels['rooms.watercooler']}/edit`, 'room settings, read only')
     await visit(david, `/rooms/${campfire.labels['rooms.david_and_jason']}`, 'a Ping')
+  })
+
+  test('a wide code block on a phone, New Ping with two and three people, a two-person Ping, Ping settings and a message heading', async () => {
+    const posted = await fetch(`${campfire.baseUrl}/rooms/${campfire.labels['rooms.watercooler']}/${campfire.labels['bot_keys.bender']}/messages`, { method: 'POST', body: WIDE_CODE })
+    assert.equal(posted.status, 201)
+    const phone = await openTab(browser, campfire.baseUrl, { viewport: PHONE })
+    await signIn(phone, 'david@37signals.com')
+    await phone.page.goto(`/rooms/${campfire.labels['rooms.watercooler']}`)
+    await waitUntilLive(phone.page)
+    const code = phone.page.locator('#message-area .message[data-message-id] pre[tabindex="0"]', { hasText: 'const palette' })
+    await code.waitFor()
+    await code.scrollIntoViewIfNeeded()
+    await check(phone.page, 'room on a phone, a wide code block')
+    await phone.context.close()
+
+    const { page } = david
+    await page.goto('/rooms/directs/new')
+    for (const [typed, name, count] of [['Jason F', 'Jason Fried', 1], ['Kev', 'Kevin McConnell', 2], ['Zimd', 'Jason Zimdars', 3]] as const) {
+      await page.getByRole('combobox', { name: 'People to ping' }).fill(typed)
+      await page.locator('suggestion-select suggestion-option', { hasText: name }).click()
+      await page.locator('.autocomplete__pill', { hasText: name }).waitFor()
+      if (count > 1) await check(page, `New Ping page, ${count} people chosen`)
+    }
+    await page.goto('/rooms/directs/new')
+    for (const [typed, name] of [['Jason F', 'Jason Fried'], ['Kev', 'Kevin McConnell']] as const) {
+      await page.getByRole('combobox', { name: 'People to ping' }).fill(typed)
+      await page.locator('suggestion-select suggestion-option', { hasText: name }).click()
+      await page.locator('.autocomplete__pill', { hasText: name }).waitFor()
+    }
+    await Promise.all([page.waitForURL(/\/rooms\/\d+$/), page.getByRole('button', { name: 'Start Ping' }).click()])
+    const roomId = /\/rooms\/(\d+)$/.exec(page.url())![1]
+    await page.locator(`#user_sidebar a.direct[data-room-id="${roomId}"] .avatar__group`).waitFor()
+    await check(page, 'a Ping with two other people, its tile in the sidebar')
+    await page.goto(`/rooms/directs/${roomId}/edit`)
+    await check(page, 'Ping settings, two other people')
+    await page.goto(`/rooms/directs/${campfire.labels['rooms.david_and_jason']}/edit`)
+    await check(page, 'Ping settings, one other person')
+    await page.goto(`/rooms/${campfire.labels['rooms.designers']}`)
+    await waitUntilLive(page)
+    await page.locator('#message-area .trix-content h4', { hasText: 'Design review' }).waitFor()
+    await check(page, 'room with a heading in a message')
   })
 
   test('a fresh install: the first-run page', async () => {

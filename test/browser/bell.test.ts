@@ -157,6 +157,7 @@ describe('the room bell with push', { skip: !chromiumAvailable() && 'chromium is
         await screenshot(page, `bell-dialog-${viewport}-${scheme}`)
         await dialog.getByRole('button', { name: 'Close' }).click()
         await dialog.waitFor({ state: 'hidden' })
+        assert.equal(await page.locator('[data-notifications-target="status"]').textContent(), 'Notifications aren’t allowed in this browser.', 'the status no longer says they are being turned on')
         assert.equal(await cookie(tab, FIRST_RUN), 'true')
 
         await page.reload()

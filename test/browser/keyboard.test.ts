@@ -56,6 +56,24 @@ describe('the keyboard alone', { skip: !chromiumAvailable() && 'chromium is not 
     await Promise.all([page.waitForURL((url) => !url.pathname.startsWith('/session')), page.keyboard.press('Enter')])
   })
 
+  test('reaches this room’s link in the room list from the top of a room in three key presses', async () => {
+    await page.goto(`/rooms/${campfire.labels['rooms.watercooler']}`)
+    await waitUntilLive(page)
+    await page.locator('#user_sidebar a.room[aria-current="page"]').waitFor()
+    await page.evaluate(() => {
+      ;(document.activeElement as HTMLElement | null)?.blur()
+      document.body.tabIndex = -1
+      document.body.focus()
+      document.body.removeAttribute('tabindex')
+    })
+    assert.equal(await pressUntil('Tab', (focus) => focus.text === 'Skip to the room list', 2), 2)
+    await page.keyboard.press('Enter')
+    assert.deepEqual(await active().then((focus) => focus.text), 'All Talk')
+    assert.equal(await page.evaluate(() => !!document.activeElement?.closest('#sidebar')), true, 'in the sidebar')
+    await page.keyboard.press('Tab')
+    assert.equal((await active()).text, 'Designers', 'the next Tab moves on through the rooms')
+  })
+
   test('reaches the composer from the top of a busy room in two key presses', async () => {
     await page.goto(`/rooms/${campfire.labels['rooms.watercooler']}`)
     await waitUntilLive(page)

@@ -1,5 +1,6 @@
 import { Controller } from '@hotwired/stimulus'
 import { finePointer, typingElsewhere } from '../lib/focus.ts'
+import { keepWordsAfterTheFence } from '../lib/code_fence.ts'
 
 // A Lexxy editor puts its text box in the page at once but hands it to Lexical a frame later,
 // and Lexical then redraws the box from the editor's own value. Anything typed, pasted or filled
@@ -10,10 +11,14 @@ import { finePointer, typingElsewhere } from '../lib/focus.ts'
 export default class EditorController extends Controller<LexxyEditorElement> {
   static values = { autofocus: String }
   declare readonly autofocusValue: string
+  private stopWatchingFences: (() => void) | null = null
 
   connect(): void {
     const box = this.box
-    if (box?.hasAttribute('data-lexical-editor')) return this.focusIfAsked()
+    if (box?.hasAttribute('data-lexical-editor')) {
+      this.watchFences()
+      return this.focusIfAsked()
+    }
     if (box) {
       box.contentEditable = 'false'
       box.setAttribute('aria-readonly', 'true')
@@ -23,6 +28,8 @@ export default class EditorController extends Controller<LexxyEditorElement> {
 
   disconnect(): void {
     this.element.removeEventListener('lexxy:initialize', this.ready)
+    this.stopWatchingFences?.()
+    this.stopWatchingFences = null
   }
 
   private ready = (): void => {
@@ -32,7 +39,13 @@ export default class EditorController extends Controller<LexxyEditorElement> {
       box.contentEditable = 'true'
       box.removeAttribute('aria-readonly')
     }
+    this.watchFences()
     this.focusIfAsked()
+  }
+
+  private watchFences(): void {
+    const editor = this.element.editor
+    if (editor && !this.stopWatchingFences) this.stopWatchingFences = keepWordsAfterTheFence(editor)
   }
 
   // A frame later: Lexical positions the caret in an update of its own, after initialising.

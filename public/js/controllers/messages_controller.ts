@@ -1,6 +1,7 @@
 import { Controller } from '@hotwired/stimulus'
 import { nextTick } from '../helpers/timing.ts'
 import { highlightCodeBlocks } from '../lib/code_highlighting.ts'
+import { scrollCodeByKeyboard } from '../lib/scrollable_code.ts'
 import { ClientMessage } from '../models/client_message.ts'
 import { MessageFormatter } from '../models/message_formatter.ts'
 import { MessagePaginator } from '../models/message_paginator.ts'
@@ -82,6 +83,7 @@ export default class MessagesController extends Controller<HTMLElement> {
   // A message's body connects on page load, over the cable, with a page of history and after an edit.
   bodyTargetConnected(body: HTMLElement): void {
     highlightCodeBlocks(body)
+    scrollCodeByKeyboard(body)
   }
 
   // Actions

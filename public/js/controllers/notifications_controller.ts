@@ -136,6 +136,7 @@ export default class NotificationsController extends Controller<HTMLElement> {
   }
 
   private revealNotAllowedNotice(): void {
+    this.announce('Notifications aren’t allowed in this browser.')
     if (!this.notAllowedNoticeTarget.open) this.notAllowedNoticeTarget.showModal()
     this.openSingleSection()
   }

@@ -11,7 +11,13 @@ export default class RichAutocompleteController extends Controller<HTMLElement> 
   static values = { url: String }
   declare readonly urlValue: string
 
+  // Lexxy builds the suggestions list and draws each mention itself: the list gets a name, and a
+  // mention's avatar an empty alt (the person's name follows it as text), whenever they appear.
+  private readonly labeller = new MutationObserver(() => this.label())
+
   async connect(): Promise<void> {
+    this.labeller.observe(this.element, { childList: true, subtree: true })
+    this.label()
     if (this.element.querySelector('lexxy-prompt')) return
     const people = await this.load()
     if (people.length === 0 || !this.element.isConnected) return
@@ -21,6 +27,15 @@ export default class RichAutocompleteController extends Controller<HTMLElement> 
     prompt.setAttribute('supports-space-in-searches', '')
     for (const person of people) prompt.append(promptItem(person))
     this.element.append(prompt)
+  }
+
+  disconnect(): void {
+    this.labeller.disconnect()
+  }
+
+  private label(): void {
+    for (const list of this.element.querySelectorAll('.lexxy-prompt-menu:not([aria-label])')) list.setAttribute('aria-label', 'People to mention')
+    for (const img of this.element.querySelectorAll('img:not([alt])')) img.setAttribute('alt', '')
   }
 
   private async load(): Promise<Person[]> {

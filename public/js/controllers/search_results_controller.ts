@@ -1,5 +1,6 @@
 import { Controller } from '@hotwired/stimulus'
 import { highlightCodeBlocks } from '../lib/code_highlighting.ts'
+import { scrollCodeByKeyboard } from '../lib/scrollable_code.ts'
 import { MessageFormatter } from '../models/message_formatter.ts'
 
 // Search results: formatted for the viewer without threading (each shows its author and room),
@@ -27,5 +28,6 @@ export default class SearchResultsController extends Controller<HTMLElement> {
   messageTargetConnected(message: HTMLElement): void {
     this.formatter.format(message)
     highlightCodeBlocks(message)
+    scrollCodeByKeyboard(message)
   }
 }

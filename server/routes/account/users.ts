@@ -15,7 +15,9 @@ export default async function accountUsers(app: FastifyInstance) {
   async function index(request: FastifyRequest<{ Querystring: { page?: unknown } }>, reply: FastifyReply, format: 'turbo_stream' | null) {
     const viewer = request.user!
     if (viewer.role === ROLES.bot) return reply.sendError(403)
-    if (format === null && !wantsTurboStream(request)) return reply.sendError(406)
+    // Upstream answers a page's HTML request with 406; a person who opens the address gets the
+    // account page, where the list lives (docs/features.md, "Differences from upstream").
+    if (format === null && !wantsTurboStream(request)) return acceptsHtml(request) ? reply.redirect('/account/edit', 302) : reply.sendError(406)
     const number = pageNumber(request.query.page)
     if (number === null) return reply.sendError(400, 'That is not a page number.')
     const administrator = isAdministrator(viewer)
@@ -61,6 +63,11 @@ export default async function accountUsers(app: FastifyInstance) {
   }
 
   resourceRoutes(app, '/account/users/:id', { PATCH: update, PUT: update, DELETE: destroy })
+}
+
+function acceptsHtml(request: FastifyRequest): boolean {
+  const accept = String(request.headers.accept ?? '')
+  return accept === '' || /text\/html|\*\/\*/.test(accept)
 }
 
 // geared_pagination's ?page=: the first page when absent.

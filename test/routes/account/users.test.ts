@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, signIn } from '../../helper.ts'
+import { buildTestApp, inject, signIn } from '../../helper.ts'
 import { rooms, users } from '../../fixtures.ts'
 import { TURBO_STREAM_TYPE } from '../../../server/rendering/turbo-streams.ts'
 import { addPeople, botCookie, get, query, send } from './support.ts'
@@ -159,10 +159,13 @@ test('a middle page replaces its frame’s list item and appends the item for th
   assert.equal(listedIds(beyond.body).length, 0)
 })
 
-test('the next pages are turbo streams only, and the page must be a number', async (t) => {
+test('the next pages are turbo streams only, and the page must be a number; a person opening the address lands on the account page', async (t) => {
   const { app } = await buildTestApp(t)
   const cookie = await signIn(app, 'jz')
-  assert.equal((await get(app, cookie, '/account/users?page=2')).statusCode, 406)
+  const opened = await inject(app, cookie, { method: 'GET', url: '/account/users?page=2', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } })
+  assert.equal(opened.statusCode, 302)
+  assert.equal(opened.headers.location, '/account/edit')
+  assert.equal((await inject(app, cookie, { method: 'GET', url: '/account/users?page=2', headers: { accept: 'application/json' } })).statusCode, 406)
   for (const page of ['0', '-1', 'two', '1.5', '9999999']) assert.equal((await get(app, cookie, `/account/users.turbo_stream?page=${page}`)).statusCode, 400, page)
   assert.equal((await get(app, await botCookie(app), '/account/users.turbo_stream?page=1')).statusCode, 403)
 })
