@@ -7,6 +7,7 @@
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { storageLocation } from '../config.ts'
+import { DatabaseInUse, holdDatabaseAloneIfPresent } from '../lib/database-lock.ts'
 import { integrityOf, openReadOnly } from './support/backup-folder.ts'
 import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
 
@@ -24,6 +25,14 @@ readCommandLine({
 })
 
 const location = storageLocation()
+// Never beside a running server: it would go on writing to the file this replaces, and what it
+// acknowledged from then on would be lost. Held until the script exits.
+try {
+  holdDatabaseAloneIfPresent(location.databasePath)
+} catch (error) {
+  if (error instanceof DatabaseInUse) fail(NAME, error.message)
+  throw error
+}
 const snapshot = join(location.storagePath, 'backups', basename(location.databasePath))
 if (!existsSync(snapshot)) {
   console.log(`no snapshot at ${snapshot}: the database is left as restored`)

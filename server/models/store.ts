@@ -11,6 +11,8 @@ export interface StoreOptions {
   synchronous?: 'NORMAL' | 'FULL'
   // false: another process has migrated the file already (a cluster's primary, server/cluster/).
   migrate?: boolean
+  // Called once the connections are closed (the server's hold on the file, lib/database-lock.ts).
+  onClose?: () => void
 }
 
 // Two connections to one SQLite file: the writer owns every write (through the queue),
@@ -22,8 +24,10 @@ export class Store {
   readonly appliedMigrations: string[]
   private readonly readModels: Models
   private readonly readTransaction: { deferred: <T>(fn: (models: Models) => T) => T }
+  private readonly onClose: (() => void) | undefined
 
   constructor(options: StoreOptions) {
+    this.onClose = options.onClose
     if (options.migrate !== false) refuseUnknownSchema(options.path)
     this.writeDb = openConnection(options.path, { synchronous: options.synchronous })
     this.appliedMigrations = options.migrate === false ? [] : migrate(this.writeDb, options.migrationsDir)
@@ -52,6 +56,7 @@ export class Store {
     this.writer.close()
     this.readDb.close()
     this.writeDb.close()
+    this.onClose?.()
   }
 }
 
