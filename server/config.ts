@@ -392,12 +392,13 @@ function readVapid(env: Env) {
 // A missing SECRET_KEY_BASE is generated once and kept in storage so restarts keep people
 // signed in; CAMPFIRE_REQUIRE_SECRET_KEY_BASE turns that off for deployments that want the env var.
 function readSecretKeyBase(env: Env, file: string): { value: string; source: Config['secretKeyBaseSource'] } {
+  const required = readBoolean('CAMPFIRE_REQUIRE_SECRET_KEY_BASE', env.CAMPFIRE_REQUIRE_SECRET_KEY_BASE)
   const fromEnv = env.SECRET_KEY_BASE?.trim()
   if (fromEnv) {
     if (fromEnv.length < 32) throw new ConfigError('SECRET_KEY_BASE must be at least 32 characters (generate one with: openssl rand -hex 64)')
     return { value: fromEnv, source: 'env' }
   }
-  if (readBoolean('CAMPFIRE_REQUIRE_SECRET_KEY_BASE', env.CAMPFIRE_REQUIRE_SECRET_KEY_BASE)) {
+  if (required) {
     throw new ConfigError('SECRET_KEY_BASE is required but not set (generate one with: openssl rand -hex 64)')
   }
   if (existsSync(file)) {

@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3'
 import { existsSync } from 'node:fs'
-import { migrate, openConnection, type Connection } from './database.ts'
+import { migrate, openConnection, upgradeFromUpstream, type Connection } from './database.ts'
 import { pendingSteps } from './upstream-eras.ts'
 import { createModels, type Models } from './index.ts'
 import { Writer } from '../lib/writer.ts'
@@ -28,9 +28,9 @@ export class Store {
 
   constructor(options: StoreOptions) {
     this.onClose = options.onClose
-    if (options.migrate !== false) refuseUnknownSchema(options.path)
+    const upgraded = options.migrate === false ? [] : upgradeBeforeWal(options.path)
     this.writeDb = openConnection(options.path, { synchronous: options.synchronous })
-    this.appliedMigrations = options.migrate === false ? [] : migrate(this.writeDb, options.migrationsDir)
+    this.appliedMigrations = options.migrate === false ? [] : [...upgraded, ...migrate(this.writeDb, options.migrationsDir)]
     this.readDb = openConnection(options.path, { synchronous: options.synchronous })
     this.readDb.pragma('query_only = ON')
     this.readModels = createModels(this.readDb)
@@ -57,6 +57,20 @@ export class Store {
     this.readDb.close()
     this.writeDb.close()
     this.onClose?.()
+  }
+}
+
+// An upstream file is upgraded before the writer connection switches it to WAL, in the journal
+// mode it came in: a step that fails rolls everything back, and the file is as it was found, byte
+// for byte, with no -wal or -shm beside it.
+function upgradeBeforeWal(path: string): string[] {
+  refuseUnknownSchema(path)
+  if (!existsSync(path)) return []
+  const db = openConnection(path, { keepJournalMode: true })
+  try {
+    return upgradeFromUpstream(db)
+  } finally {
+    db.close()
   }
 }
 
