@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
-import { REPLICA_SCHEMES } from './litestream/binary.ts'
+import { findProgram } from './build/debian-package.ts'
+import { litestreamBinary, REPLICA_SCHEMES } from './litestream/binary.ts'
 import { parseBoolean } from './lib/boolean-setting.ts'
 import { makeFolder } from './lib/make-folder.ts'
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from './lib/log-format.ts'
@@ -159,7 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...readProcesses(env),
     cableChannelPrefix: `campfire_${environment}`,
     httpTimeouts: readHttpTimeouts(env),
-    litestreamReplicaUrl: readReplicaUrl(env.LITESTREAM_REPLICA_URL),
+    litestreamReplicaUrl: readReplication(env),
     oidc: readOidc(env),
     ...readEmail(env),
   })
@@ -252,6 +253,21 @@ function readCache(env: Env): CacheConfig {
 export function pageCacheBudget(config: CacheConfig, activePeople: () => number): number {
   if (config.pageCacheBytesPerPerson === 0) return config.pageCacheBytes
   return Math.max(config.pageCacheBytes, activePeople() * config.pageCacheBytesPerPerson)
+}
+
+// With a replica named, the Litestream that will stream to it must be there (LITESTREAM_PATH, or
+// the npm package's binary).
+function readReplication(env: Env): string | null {
+  const url = readReplicaUrl(env.LITESTREAM_REPLICA_URL)
+  if (url === null) return null
+  let binary: string
+  try {
+    binary = litestreamBinary(env)
+  } catch (error) {
+    throw new ConfigError((error as Error).message)
+  }
+  if (!findProgram(binary, env.PATH ?? process.env.PATH)) throw new ConfigError(`LITESTREAM_REPLICA_URL is set, but ${binary} is not an executable Litestream (LITESTREAM_PATH)`)
+  return url
 }
 
 function readReplicaUrl(value: string | undefined): string | null {
