@@ -6,7 +6,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { storageLocation, type StorageLocation } from '../config.ts'
-import { DatabaseInUse, holdDatabaseAlone, type DatabaseLock } from '../lib/database-lock.ts'
+import { DatabaseInUse, holdDatabaseAlone, holdDatabaseAloneIfPresent, type DatabaseLock } from '../lib/database-lock.ts'
 import { listFiles } from '../lib/files.ts'
 import { BackupProblem, copyFiles, integrityOf, megabytes, openReadOnly, readManifest, type Manifest } from './support/backup-folder.ts'
 import { fail, readCommandLine, STORAGE_NOTES, usageError } from './support/command-line.ts'
@@ -38,7 +38,8 @@ const { values, positionals } = readCommandLine({
 })
 
 const replicaUrl = values['from-replica']
-if ((replicaUrl === undefined) === (positionals[0] === undefined)) usageError(NAME, 'needs BACKUP or --from-replica URL, not both')
+if (replicaUrl === undefined && positionals[0] === undefined) usageError(NAME, 'needs BACKUP (a backup folder) or --from-replica URL')
+if (replicaUrl !== undefined && positionals[0] !== undefined) usageError(NAME, 'takes BACKUP or --from-replica URL, not both')
 if (values.timestamp !== undefined && replicaUrl === undefined) usageError(NAME, '--timestamp goes with --from-replica')
 if (replicaUrl !== undefined) {
   const target = storageLocation(values.to === undefined ? process.env : { ...process.env, CAMPFIRE_STORAGE_PATH: values.to })
@@ -47,7 +48,7 @@ if (replicaUrl !== undefined) {
   if (present.length > 0) fail(NAME, `refusing to overwrite ${target.storagePath}: ${present.map((path) => `${path} exists`).join('; ')}. Nothing was written; restore into an empty storage folder.`)
   try {
     mkdirSync(join(target.storagePath, 'db'), { recursive: true })
-    holdAlone(target)
+    holdAlone(target, true)
     const path = restoreFromReplica(replicaUrl, values.timestamp, target)
     process.stdout.write(`Restored the database from ${redacted(replicaUrl)}${values.timestamp ? ` as of ${values.timestamp}` : ''} into ${path}\n`)
     process.stdout.write('A replica holds the database only: restore the files under files/ from a backup, and start the server with the SECRET_KEY_BASE it ran with.\n')
@@ -87,7 +88,7 @@ if (integrity !== 'ok') fail(NAME, `${join(backup, manifest.database)} fails PRA
 const incoming = join(target.storagePath, 'db', `.${target.environment}.sqlite3.restoring`)
 try {
   mkdirSync(join(target.storagePath, 'db'), { recursive: true })
-  holdAlone(target)
+  holdAlone(target, true)
   const files = copyFiles(join(backup, 'files'), target.filesPath)
   if (manifest.secretKeyBase && !existsSync(target.secretKeyBasePath)) copyFileSync(backupSecret, target.secretKeyBasePath)
   copyFileSync(join(backup, manifest.database), incoming)
@@ -101,11 +102,11 @@ try {
 }
 
 // Nothing is restored beside a running server: its folder is refused while a server has the
-// database open, and held from the first write to the end, so none starts on it half-restored.
-// Without a db/ folder nothing can have it open, and nothing is written to find out.
-function holdAlone(target: StorageLocation): void {
+// database open (checked first, writing nothing: see holdDatabaseAloneIfPresent), and held from
+// the first write (`write`) to the end, so none starts on it half-restored.
+function holdAlone(target: StorageLocation, write = false): void {
   try {
-    lock ??= existsSync(join(target.storagePath, 'db')) ? holdDatabaseAlone(target.databasePath) : null
+    lock ??= write ? holdDatabaseAlone(target.databasePath) : holdDatabaseAloneIfPresent(target.databasePath)
   } catch (error) {
     if (error instanceof DatabaseInUse) fail(NAME, error.message)
     throw error

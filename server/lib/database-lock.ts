@@ -7,7 +7,6 @@
 // kill -9 lets go of its lock as it dies: a lock file left behind is never mistaken for a server.
 // The file itself is never removed: removing a lock file someone may be opening is a race.
 import { existsSync } from 'node:fs'
-import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 
 export class DatabaseInUse extends Error {}
@@ -36,15 +35,18 @@ export function holdDatabaseAlone(databasePath: string): DatabaseLock {
   return hold(databasePath, (db) => db.exec('BEGIN EXCLUSIVE'), `a Campfire server has ${databasePath} open; stop it first (nothing was changed)`)
 }
 
-// The same, when the database's folder is there; without it nothing can have the database open,
-// and nothing is written to find out.
+// The same, when the lock file is there. Every server makes it before it opens the database, so
+// without it none has the database open, and nothing is written to find out; a script takes
+// holdDatabaseAlone before its first write all the same, for a server that starts meanwhile.
 export function holdDatabaseAloneIfPresent(databasePath: string): DatabaseLock | null {
-  return existsSync(dirname(databasePath)) ? holdDatabaseAlone(databasePath) : null
+  return existsSync(lockPathOf(databasePath)) ? holdDatabaseAlone(databasePath) : null
 }
 
 function hold(databasePath: string, take: (db: BetterSqlite3.Database) => void, busy: string): DatabaseLock {
   const db = new BetterSqlite3(lockPathOf(databasePath), { timeout: 0 })
   try {
+    // Nothing is ever written to it: no journal file beside it, even when a holder is killed.
+    db.pragma('journal_mode = MEMORY')
     take(db)
   } catch (error) {
     db.close()

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import BetterSqlite3 from 'better-sqlite3'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SECRET_KEY_BASE, tempStorage } from '../helper.ts'
@@ -97,7 +97,7 @@ test('a file replica survives kill -9 of Litestream and of the server: restored 
   assert.match(restore.stdout, /Restored the database from file:\/\//)
   const databasePath = join(storage, 'db', 'production.sqlite3')
   assert.ok(existsSync(databasePath))
-  assert.ok(!existsSync(`${databasePath}-wal`), 'no WAL left beside the restored file')
+  assert.deepEqual(readdirSync(join(storage, 'db')).sort(), ['production.sqlite3', 'production.sqlite3.lock'], 'nothing left beside the restored file: no WAL, no .restoring.tmp-wal or -shm')
 
   const db = new BetterSqlite3(databasePath, { readonly: true })
   const present = new Set(db.prepare("SELECT client_message_id FROM messages WHERE client_message_id LIKE 'replicated-%'").pluck().all() as string[])
@@ -127,7 +127,7 @@ test('restore from a replica refuses a storage folder that has a database, and a
   const nothing = await runAdmin('restore', ['--from-replica', `file://${join(tempStorage(t), 'no-replica')}`], { CAMPFIRE_STORAGE_PATH: empty })
   assert.equal(nothing.code, 1)
   assert.match(nothing.stderr, /litestream could not restore/)
-  assert.ok(!existsSync(join(empty, 'db', 'production.sqlite3')))
+  assert.deepEqual(readdirSync(join(empty, 'db')), ['production.sqlite3.lock'], 'no database, and nothing Litestream started')
 
   const both = await runAdmin('restore', ['some-backup', '--from-replica', 'file:///nowhere'], { CAMPFIRE_STORAGE_PATH: empty })
   assert.equal(both.code, 2)
