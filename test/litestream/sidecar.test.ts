@@ -9,6 +9,7 @@ import { DEFAULT_PASSWORD } from '../load/seed.ts'
 import { CookieJar, formPost, request, startServer, stopServer, type ServerProcess } from '../support/server-process.ts'
 import { runAdmin } from '../admin/support/admin-script.ts'
 import { seededStorage } from '../admin/support/seeded-storage.ts'
+import { litestreamLevel, startLitestream } from '../../server/litestream/sidecar.ts'
 
 const POSTERS = 4
 // Litestream's sync interval (server/litestream/binary.ts), and a margin for a loaded machine.
@@ -134,4 +135,32 @@ test('restore from a replica refuses a storage folder that has a database, and a
   const badTime = await runAdmin('restore', ['--from-replica', 'file:///nowhere', '--timestamp', 'yesterday'], { CAMPFIRE_STORAGE_PATH: empty })
   assert.equal(badTime.code, 1)
   assert.match(badTime.stderr, /--timestamp must be a time/)
+})
+
+test("Litestream's own levels carry into the log: its level=ERROR lines at error, INFO at info, so LOG_LEVEL=warn still shows a failing replica", { timeout: 60_000 }, async (t) => {
+  assert.equal(litestreamLevel('time=2026-01-01T00:00:00Z level=ERROR msg="monitor error"'), 'error')
+  assert.equal(litestreamLevel('time=2026-01-01T00:00:00Z level=WARN msg="x"'), 'warn')
+  assert.equal(litestreamLevel('time=2026-01-01T00:00:00Z level=DEBUG msg="x"'), 'debug')
+  assert.equal(litestreamLevel('time=2026-01-01T00:00:00Z level=INFO msg="x"'), 'info')
+  assert.equal(litestreamLevel('a line without a level'), 'info')
+
+  const path = join(tempStorage(t), 'db.sqlite3')
+  const db = new BetterSqlite3(path)
+  db.pragma('journal_mode = WAL')
+  db.exec('CREATE TABLE t (x)')
+  db.close()
+  const lines: [string, string][] = []
+  const record = (level: string) => (_details: object, message: string) => void lines.push([level, message])
+  // An SFTP replica on a loopback port nothing listens on: every sync fails.
+  const litestream = startLitestream(path, 'sftp://nobody@127.0.0.1:1/replica', { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') })
+  t.after(() => litestream.stop())
+  const deadline = Date.now() + 30_000
+  while (!lines.some(([level, message]) => level === 'error' && /level=ERROR/.test(message))) {
+    assert.ok(Date.now() < deadline, `no error line:\n${lines.map((line) => line.join(' ')).join('\n')}`)
+    await sleep(50)
+  }
+  const litestreamLines = lines.filter(([, message]) => message.startsWith('litestream: '))
+  for (const [level, message] of litestreamLines) assert.equal(level, litestreamLevel(message), message)
+  assert.ok(litestreamLines.some(([level, message]) => level === 'info' && /level=INFO/.test(message)))
+  assert.ok(!litestreamLines.some(([level, message]) => level !== 'error' && /level=ERROR/.test(message)))
 })
