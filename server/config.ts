@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
-import { REPLICA_SCHEMES } from './litestream/binary.ts'
+import { findProgram } from './build/debian-package.ts'
+import { litestreamBinary, REPLICA_SCHEMES } from './litestream/binary.ts'
+import { parseBoolean } from './lib/boolean-setting.ts'
+import { makeFolder } from './lib/make-folder.ts'
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from './lib/log-format.ts'
 import { parseMailbox, type Mailbox } from './lib/mailbox.ts'
 import { projectPath } from './lib/paths.ts'
@@ -26,6 +29,9 @@ export interface Config {
   // default 256): uploads are refused below it, every write below a quarter of it (0: never).
   readonly minFreeBytes: number
   readonly disableSsl: boolean
+  // Whether the server charges its CPU time to the parts of a navigation (CAMPFIRE_CPU_LEDGER;
+  // server/lib/cpu-ledger.ts reads it as it loads, after this has refused a bad value).
+  readonly cpuLedger: boolean
   // The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (TRUSTED_PROXIES).
   readonly trustedProxies: readonly string[]
   readonly version: string
@@ -117,7 +123,7 @@ export interface StorageLocation {
 
 export function storageLocation(env: Env = process.env): StorageLocation {
   const storagePath = resolve(env.CAMPFIRE_STORAGE_PATH || 'storage')
-  const environment = env.RAILS_ENV || 'production'
+  const environment = readEnvironment(env.RAILS_ENV)
   return Object.freeze({
     storagePath,
     environment,
@@ -127,32 +133,34 @@ export function storageLocation(env: Env = process.env): StorageLocation {
   })
 }
 
+// Reads and checks every setting; nothing is written. A SECRET_KEY_BASE generated here is kept in
+// the storage folder by keepGeneratedSecret, once the boot has got far enough to need it, so a
+// boot refused for anything else leaves no secret_key_base behind.
 export function loadConfig(env: Env = process.env): Config {
   const { storagePath, environment, databasePath, filesPath, secretKeyBasePath } = storageLocation(env)
   const vapid = readVapid(env)
-  const secret = readSecretKeyBase(env, storagePath, secretKeyBasePath)
+  const secret = readSecretKeyBase(env, secretKeyBasePath)
   const appUrl = readAppUrl(env.APP_URL)
   return Object.freeze({
     secretKeyBase: secret.value,
     secretKeyBaseSource: secret.source,
-    httpPort: readPort(env.HTTP_PORT),
-    httpBind: env.HTTP_BIND || '0.0.0.0',
+    ...readListening(env),
     storagePath,
     environment,
     databasePath,
     filesPath,
     maxUploadBytes: readUploadLimit(env.CAMPFIRE_MAX_UPLOAD_MB),
     minFreeBytes: readMinFree(env.CAMPFIRE_MIN_FREE_MB),
-    disableSsl: isTrue(env.DISABLE_SSL),
+    disableSsl: readBoolean('DISABLE_SSL', env.DISABLE_SSL),
+    cpuLedger: readBoolean('CAMPFIRE_CPU_LEDGER', env.CAMPFIRE_CPU_LEDGER),
     trustedProxies: readTrustedProxies(env.TRUSTED_PROXIES),
-    version: env.APP_VERSION || env.GIT_REVISION || packageVersion(),
-    revision: env.GIT_REVISION || env.APP_VERSION || '0',
+    ...readVersions(env),
     vapid: vapid.keys,
     vapidProblem: vapid.problem,
     logLevel: readLogLevel(env),
     logFormat: readLogFormat(env),
     synchronous: readSynchronous(env.CAMPFIRE_SYNCHRONOUS),
-    passwordWorkers: readPositive(env.JOB_CONCURRENCY, 2),
+    passwordWorkers: readWholeNumber('JOB_CONCURRENCY', env.JOB_CONCURRENCY, 2, 1, 64),
     cache: readCache(env),
     webhookPrivateAddresses: readChoice('CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES', env.CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES, ['allow', 'deny'] as const, 'allow'),
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
@@ -160,7 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...readProcesses(env),
     cableChannelPrefix: `campfire_${environment}`,
     httpTimeouts: readHttpTimeouts(env),
-    litestreamReplicaUrl: readReplicaUrl(env.LITESTREAM_REPLICA_URL),
+    litestreamReplicaUrl: readReplication(env),
     oidc: readOidc(env),
     appUrl,
     ...readEmail(env, appUrl),
@@ -268,6 +276,21 @@ export function pageCacheBudget(config: CacheConfig, activePeople: () => number)
   return Math.max(config.pageCacheBytes, activePeople() * config.pageCacheBytesPerPerson)
 }
 
+// With a replica named, the Litestream that will stream to it must be there (LITESTREAM_PATH, or
+// the npm package's binary).
+function readReplication(env: Env): string | null {
+  const url = readReplicaUrl(env.LITESTREAM_REPLICA_URL)
+  if (url === null) return null
+  let binary: string
+  try {
+    binary = litestreamBinary(env)
+  } catch (error) {
+    throw new ConfigError((error as Error).message)
+  }
+  if (!findProgram(binary, env.PATH ?? process.env.PATH)) throw new ConfigError(`LITESTREAM_REPLICA_URL is set, but ${binary} is not an executable Litestream (LITESTREAM_PATH)`)
+  return url
+}
+
 function readReplicaUrl(value: string | undefined): string | null {
   const url = value?.trim() || null
   if (url === null) return null
@@ -340,20 +363,46 @@ function isAddressOrRange(entry: string): boolean {
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
 }
 
-function isTrue(value: string | undefined): boolean {
-  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim())
+// One reading of every on/off variable (server/lib/boolean-setting.ts); a value that is neither is
+// refused, never taken as off.
+function readBoolean(name: string, value: string | undefined, fallback = false): boolean {
+  const parsed = parseBoolean(value)
+  if (parsed === null) throw new ConfigError(`${name} must be true or false (or 1/0, yes/no), got "${value}"`)
+  return parsed ?? fallback
 }
 
-function readPort(value: string | undefined): number {
-  if (!value) return 3000
-  const port = Number(value)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`HTTP_PORT must be a port number, got "${value}"`)
-  return port
+function readWholeNumber(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  const raw = value?.trim() ?? ''
+  if (raw === '') return fallback
+  const n = Number(raw)
+  if (!/^\d+$/.test(raw) || n < min || n > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`)
+  return n
 }
 
-function readPositive(value: string | undefined, fallback: number): number {
-  const n = Number(value)
-  return Number.isInteger(n) && n > 0 ? n : fallback
+// HTTP_PORT, else PORT (what many Node hosts set), else 3000; HTTP_PORT wins when both are set.
+// 0 asks the system for any free port, which the "Server listening at" line then names (the
+// tests start their servers so). HTTP_BIND is an IP address, or localhost.
+function readListening(env: Env): { httpPort: number; httpBind: string } {
+  const name = env.HTTP_PORT?.trim() ? 'HTTP_PORT' : 'PORT'
+  const httpPort = readWholeNumber(name, env[name], 3000, 0, 65535)
+  const bind = env.HTTP_BIND?.trim() || '0.0.0.0'
+  if (isIP(bind) === 0 && bind !== 'localhost') throw new ConfigError(`HTTP_BIND must be an IP address of this host (e.g. 0.0.0.0, 127.0.0.1 or ::) or localhost, got "${env.HTTP_BIND}"`)
+  return { httpPort, httpBind: bind }
+}
+
+// RAILS_ENV names the database file inside <storage>/db, so it is a plain name: no path.
+function readEnvironment(value: string | undefined): string {
+  const environment = value?.trim() || 'production'
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(environment)) throw new ConfigError(`RAILS_ENV must be a plain name (letters, digits, - and _), e.g. production, got "${value}"`)
+  return environment
+}
+
+// Sent as the X-Version and X-Rev headers, so printable text on one line.
+function readVersions(env: Env): { version: string; revision: string } {
+  for (const name of ['APP_VERSION', 'GIT_REVISION']) {
+    if (/[\x00-\x1f\x7f]/.test(env[name] ?? '')) throw new ConfigError(`${name} must be printable text on one line, got ${JSON.stringify(env[name])}`)
+  }
+  return { version: env.APP_VERSION || env.GIT_REVISION || packageVersion(), revision: env.GIT_REVISION || env.APP_VERSION || '0' }
 }
 
 export function readLogLevel(env: Env = process.env): LogLevel {
@@ -379,13 +428,14 @@ function readVapid(env: Env) {
 
 // A missing SECRET_KEY_BASE is generated once and kept in storage so restarts keep people
 // signed in; CAMPFIRE_REQUIRE_SECRET_KEY_BASE turns that off for deployments that want the env var.
-function readSecretKeyBase(env: Env, storagePath: string, file: string): { value: string; source: Config['secretKeyBaseSource'] } {
+function readSecretKeyBase(env: Env, file: string): { value: string; source: Config['secretKeyBaseSource'] } {
+  const required = readBoolean('CAMPFIRE_REQUIRE_SECRET_KEY_BASE', env.CAMPFIRE_REQUIRE_SECRET_KEY_BASE)
   const fromEnv = env.SECRET_KEY_BASE?.trim()
   if (fromEnv) {
     if (fromEnv.length < 32) throw new ConfigError('SECRET_KEY_BASE must be at least 32 characters (generate one with: openssl rand -hex 64)')
     return { value: fromEnv, source: 'env' }
   }
-  if (isTrue(env.CAMPFIRE_REQUIRE_SECRET_KEY_BASE)) {
+  if (required) {
     throw new ConfigError('SECRET_KEY_BASE is required but not set (generate one with: openssl rand -hex 64)')
   }
   if (existsSync(file)) {
@@ -393,11 +443,17 @@ function readSecretKeyBase(env: Env, storagePath: string, file: string): { value
     if (stored.length >= 32) return { value: stored, source: 'storage' }
     throw new ConfigError(`${file} does not hold a usable secret; delete it or set SECRET_KEY_BASE`)
   }
+  return { value: randomBytes(64).toString('hex'), source: 'generated' }
+}
+
+// Keeps a SECRET_KEY_BASE loadConfig generated in <storage>/secret_key_base (the storage folder
+// exists by then), so the next boot, and a cluster's workers, use the same one.
+export function keepGeneratedSecret(config: Config): void {
+  if (config.secretKeyBaseSource !== 'generated') return
+  const file = join(config.storagePath, 'secret_key_base')
   try {
-    mkdirSync(storagePath, { recursive: true })
-    const value = randomBytes(64).toString('hex')
-    writeFileSync(file, value + '\n', { mode: 0o600, flag: 'wx' })
-    return { value, source: 'generated' }
+    makeFolder(config.storagePath)
+    writeFileSync(file, config.secretKeyBase + '\n', { mode: 0o600, flag: 'wx' })
   } catch (error) {
     throw new ConfigError(`SECRET_KEY_BASE is not set and ${file} cannot be written (${(error as Error).message}); set SECRET_KEY_BASE`)
   }

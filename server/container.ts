@@ -7,22 +7,23 @@
 // A cluster's workers run this file too (cluster.fork runs the primary's script): they go
 // straight to the server.
 import cluster from 'node:cluster'
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startLocalRedis } from './cluster/local-redis.ts'
 import { primaryLog } from './cluster/log.ts'
+import { makeFolder } from './lib/make-folder.ts'
 import { readLogFormat, readLogLevel, readWebConcurrency, storageLocation, type LogLevel } from './config.ts'
 
 const STORAGE_FOLDERS = ['db', 'files', 'logs']
 
 if (cluster.isPrimary) {
   const log = primaryLog(logLevel(), orElse(readLogFormat, 'json'))
-  const { storagePath } = storageLocation()
-  for (const folder of STORAGE_FOLDERS) {
+  // A storage setting the config refuses is left for the server to report.
+  const storagePath = orElse<string | null>(() => storageLocation().storagePath, null)
+  for (const folder of storagePath === null ? [] : STORAGE_FOLDERS.map((name) => join(storagePath, name))) {
     try {
-      mkdirSync(join(storagePath, folder), { recursive: true })
+      makeFolder(folder)
     } catch (error) {
-      log.warn({}, `cannot make ${join(storagePath, folder)}: ${(error as Error).message}`)
+      log.warn({}, `cannot make ${folder}: ${(error as Error).message}`)
     }
   }
   if (needsLocalRedis()) {

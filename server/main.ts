@@ -2,17 +2,31 @@ import cluster from 'node:cluster'
 import { superviseWorkers } from './cluster/primary.ts'
 import { clusterWorkerId, joinCluster, workerListenText, workerLogger } from './cluster/worker.ts'
 import { startLitestream } from './litestream/sidecar.ts'
-import { ConfigError, loadConfig, type Config } from './config.ts'
+import { ConfigError, keepGeneratedSecret, loadConfig, type Config } from './config.ts'
+import { DatabaseInUse } from './lib/database-lock.ts'
+import { checkListening, ListenProblem, listenProblem } from './listen-check.ts'
 import { UnknownSchemaError } from './models/upstream-eras.ts'
+import { checkStorage, StorageProblem } from './storage-folder.ts'
+
+// `npm start -- --help` (and `npm run dev -- --help`): what the server reads, nothing started.
+if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+  const { printServerHelp } = await import('./server-help.ts')
+  printServerHelp()
+  process.exit(0)
+}
 
 function configOrExit(): Config {
   try {
     return loadConfig()
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
-    console.error(`Campfire cannot start: ${error.message}`)
-    process.exit(78)
+    cannotStart(error.message)
   }
+}
+
+function cannotStart(message: string, code = 78): never {
+  console.error(`Campfire cannot start: ${message}`)
+  process.exit(code)
 }
 
 // One process serves everything; with WEB_CONCURRENCY > 1 this one supervises that many
@@ -22,6 +36,8 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   const { buildApp } = await import('./app.ts')
   const { startImageThreads } = await import('./lib/images.ts')
   const app = await buildApp({ config, workerId, logger: workerId === undefined ? undefined : workerLogger(config, workerId) })
+  // The database is open and upgraded: a generated secret is kept from now on.
+  if (workerId === undefined) keepGeneratedSecret(config)
 
   // A cluster's primary has said what is wrong with the config already.
   if (workerId === undefined && config.secretKeyBaseSource === 'generated') app.log.warn('SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
@@ -47,28 +63,38 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   process.on('SIGINT', () => void shutdown('SIGINT'))
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
 
-  await app.listen({ port: config.httpPort, host: config.httpBind, ...(workerId === undefined ? {} : { listenTextResolver: workerListenText(workerId) }) })
+  try {
+    await app.listen({ port: config.httpPort, host: config.httpBind, ...(workerId === undefined ? {} : { listenTextResolver: workerListenText(workerId) }) })
+  } catch (error) {
+    throw listenProblem(error as NodeJS.ErrnoException, config.httpPort, config.httpBind)
+  }
 }
 
 function startOrExit<T>(start: () => T): T {
   try {
     return start()
   } catch (error) {
-    console.error(`Campfire cannot start: ${(error as Error).message}`)
-    process.exit(78)
+    cannotStart((error as Error).message)
   }
 }
 
-// A database this server does not know, or an upgrade step that failed, stops the boot with the
-// version named, the file left as it was found.
+// What is wrong with the settings, the storage folder or the address is one line and exit 78
+// (EX_CONFIG), checked before anything is written. A database this server does not know, or an
+// upgrade step that failed, stops the boot with the version named, the file left as it was
+// found (exit 65).
 async function boot(config: Config): Promise<void> {
+  const workerId = clusterWorkerId()
   try {
+    if (workerId === undefined) {
+      checkStorage(config)
+      await checkListening(config.httpPort, config.httpBind)
+    }
     if (config.webConcurrency > 1 && cluster.isPrimary) await superviseWorkers(config)
-    else await serve(config, clusterWorkerId())
+    else await serve(config, workerId)
   } catch (error) {
-    if (!(error instanceof UnknownSchemaError)) throw error
-    console.error(`Campfire cannot start: ${error.message}`)
-    process.exit(65)
+    if (error instanceof UnknownSchemaError) cannotStart(error.message, 65)
+    if (error instanceof ConfigError || error instanceof StorageProblem || error instanceof ListenProblem || error instanceof DatabaseInUse) cannotStart(error.message)
+    throw error
   }
 }
 

@@ -24,6 +24,9 @@ type Env = Record<string, string | undefined>
 
 export class OidcConfigError extends Error {}
 
+// The JWS algorithms a client assertion may be signed with (JWA names, as written).
+export const PRIVATE_KEY_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 // An issuer on this machine may be plain http (a provider under test, or behind the same
@@ -62,17 +65,25 @@ export function readOidcConfig(env: Env): OidcConfig | null {
   const scopes = (env.OIDC_SCOPES ?? '').split(/[\s,]+/).filter((scope) => scope !== '')
   if (scopes.length > 0 && !scopes.includes('openid')) scopes.unshift('openid')
   const timeout = env.OIDC_TIMEOUT_SECONDS?.trim() ? Number(env.OIDC_TIMEOUT_SECONDS) : 10
-  if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 120) throw new OidcConfigError(`OIDC_TIMEOUT_SECONDS must be a number of seconds from 1 to 120, got "${env.OIDC_TIMEOUT_SECONDS}"`)
+  if (!Number.isFinite(timeout) || timeout < 1 || timeout > 120) throw new OidcConfigError(`OIDC_TIMEOUT_SECONDS must be a number of seconds from 1 to 120, got "${env.OIDC_TIMEOUT_SECONDS}"`)
   const domains = (env.OIDC_ALLOWED_DOMAINS ?? '').split(/[\s,]+/).map((domain) => domain.trim().toLowerCase().replace(/^@/, '')).filter((domain) => domain !== '')
+  const notDomain = domains.find((domain) => !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(domain))
+  if (notDomain !== undefined) throw new OidcConfigError(`OIDC_ALLOWED_DOMAINS takes email domains separated by commas (e.g. example.com), got "${notDomain}"`)
   return Object.freeze({
     issuer,
     clientId,
     clientSecret,
     privateKeyPem,
-    privateKeyAlgorithm: env.OIDC_CLIENT_PRIVATE_KEY_ALG?.trim() || 'RS256',
+    privateKeyAlgorithm: readKeyAlgorithm(env.OIDC_CLIENT_PRIVATE_KEY_ALG),
     name: env.OIDC_NAME?.trim() || issuer.hostname,
     allowedDomains: Object.freeze(domains),
     scopes: scopes.length > 0 ? scopes.join(' ') : 'openid email profile',
     timeoutSeconds: timeout,
   })
+}
+
+function readKeyAlgorithm(value: string | undefined): string {
+  const algorithm = value?.trim() || 'RS256'
+  if (!(PRIVATE_KEY_ALGORITHMS as readonly string[]).includes(algorithm)) throw new OidcConfigError(`OIDC_CLIENT_PRIVATE_KEY_ALG must be one of ${PRIVATE_KEY_ALGORITHMS.join(', ')}, got "${value}"`)
+  return algorithm
 }

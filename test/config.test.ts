@@ -1,9 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createECDH } from 'node:crypto'
-import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError, loadConfig, pageCacheBudget, readLogFormat } from '../server/config.ts'
+import { ConfigError, keepGeneratedSecret, loadConfig, pageCacheBudget, readLogFormat } from '../server/config.ts'
 import { tempStorage } from './helper.ts'
 
 function vapidPair() {
@@ -48,9 +48,11 @@ test('GIT_REVISION is the version when APP_VERSION is absent', (t) => {
   assert.equal(config.version, 'abc123')
 })
 
-test('a missing SECRET_KEY_BASE is generated once and kept in storage across restarts', (t) => {
+test('a missing SECRET_KEY_BASE is generated once and kept in storage across restarts, once the boot keeps it', (t) => {
   const storage = tempStorage(t)
   const first = loadConfig({ CAMPFIRE_STORAGE_PATH: storage })
+  assert.ok(!existsSync(join(storage, 'secret_key_base')), 'reading the settings writes nothing')
+  keepGeneratedSecret(first)
   const second = loadConfig({ CAMPFIRE_STORAGE_PATH: storage })
   assert.equal(first.secretKeyBaseSource, 'generated')
   assert.equal(second.secretKeyBaseSource, 'storage')
@@ -69,7 +71,7 @@ test('a required but missing SECRET_KEY_BASE fails with one clear message', (t) 
 test('a SECRET_KEY_BASE that cannot be kept in storage is reported, not crashed on', (t) => {
   const blocker = join(tempStorage(t), 'a-file')
   writeFileSync(blocker, 'not a folder')
-  assert.throws(() => loadConfig({ CAMPFIRE_STORAGE_PATH: join(blocker, 'storage') }), (error: Error) => {
+  assert.throws(() => keepGeneratedSecret(loadConfig({ CAMPFIRE_STORAGE_PATH: join(blocker, 'storage') })), (error: Error) => {
     return error instanceof ConfigError && /cannot be written.*set SECRET_KEY_BASE/.test(error.message)
   })
 })
@@ -79,6 +81,38 @@ test('an invalid HTTP_PORT or log level is a configuration error', (t) => {
   assert.throws(() => loadConfig({ ...base, HTTP_PORT: 'eighty' }), ConfigError)
   assert.throws(() => loadConfig({ ...base, LOG_LEVEL: 'loud' }), ConfigError)
   assert.throws(() => loadConfig({ ...base, SECRET_KEY_BASE: 'short' }), ConfigError)
+})
+
+test('every on/off setting reads true/false, 1/0 and yes/no, and refuses anything else rather than taking it as off', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  for (const [value, expected] of [['true', true], ['YES', true], [' 1 ', true], ['false', false], ['no', false], ['0', false], ['', false]] as const) {
+    assert.equal(loadConfig({ ...base, DISABLE_SSL: value }).disableSsl, expected, `DISABLE_SSL=${value}`)
+    assert.equal(loadConfig({ ...base, CAMPFIRE_CPU_LEDGER: value }).cpuLedger, expected, `CAMPFIRE_CPU_LEDGER=${value}`)
+  }
+  for (const name of ['DISABLE_SSL', 'CAMPFIRE_CPU_LEDGER', 'CAMPFIRE_REQUIRE_SECRET_KEY_BASE']) {
+    for (const value of ['ture', 'on', 'y', '2']) {
+      assert.throws(() => loadConfig({ ...base, [name]: value }), (error: Error) => error instanceof ConfigError && error.message === `${name} must be true or false (or 1/0, yes/no), got "${value}"`)
+    }
+  }
+})
+
+test('numbers are whole and within their documented range: JOB_CONCURRENCY 1 to 64, HTTP_PORT (else PORT) 0 to 65535', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  assert.equal(loadConfig(base).passwordWorkers, 2)
+  assert.equal(loadConfig({ ...base, JOB_CONCURRENCY: '4' }).passwordWorkers, 4)
+  for (const value of ['abc', '0', '500', '1.5', '-1']) assert.throws(() => loadConfig({ ...base, JOB_CONCURRENCY: value }), /JOB_CONCURRENCY must be a whole number from 1 to 64/)
+  assert.equal(loadConfig({ ...base, PORT: '8080' }).httpPort, 8080, 'PORT when HTTP_PORT is unset')
+  assert.equal(loadConfig({ ...base, PORT: '8080', HTTP_PORT: '25130' }).httpPort, 25130, 'HTTP_PORT wins')
+  assert.throws(() => loadConfig({ ...base, PORT: '99999' }), /PORT must be a whole number from 0 to 65535, got "99999"/)
+  assert.throws(() => loadConfig({ ...base, HTTP_PORT: '65536' }), /HTTP_PORT must be a whole number from 0 to 65535/)
+})
+
+test('RAILS_ENV is a plain name, HTTP_BIND an IP address or localhost', (t) => {
+  const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
+  for (const value of ['../../escape', 'a/b', '.hidden', 'two words']) assert.throws(() => loadConfig({ ...base, RAILS_ENV: value }), /RAILS_ENV must be a plain name/)
+  assert.equal(loadConfig({ ...base, RAILS_ENV: 'staging-2' }).environment, 'staging-2')
+  for (const value of ['127.0.0.1', '::', 'localhost']) assert.equal(loadConfig({ ...base, HTTP_BIND: value }).httpBind, value)
+  assert.throws(() => loadConfig({ ...base, HTTP_BIND: 'not-an-address' }), /HTTP_BIND must be an IP address/)
 })
 
 test('a valid VAPID pair enables push', (t) => {

@@ -48,6 +48,19 @@ test('every npm script is named in the README or the docs', () => {
   }
 })
 
+test("docs/development.md's table of npm scripts has a row for every script in package.json", () => {
+  const scripts = Object.keys((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts)
+  const section = read('docs/development.md').split('\n## npm scripts\n')[1]!.split('\n## ')[0]!
+  const rows = section.split('\n').filter((line) => line.startsWith('| `npm'))
+  const listed = new Set(rows.map((row) => /^\| `npm (?:run )?([\w:-]+)/.exec(row)![1]!))
+  for (const script of scripts) {
+    // pre- and post- hooks run with their script; its row names them.
+    const hookOf = /^(?:pre|post)(.+)$/.exec(script)?.[1]
+    if (hookOf !== undefined && scripts.includes(hookOf)) assert.ok(rows.some((row) => row.includes(`\`${script}\``)), `${script} is named in its script's row`)
+    else assert.ok(listed.has(script), `npm script "${script}" has a row in docs/development.md's table`)
+  }
+})
+
 // GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens.
 function anchor(heading: string): string {
   return heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')

@@ -7,10 +7,12 @@
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { storageLocation } from '../config.ts'
+import { DatabaseInUse, holdDatabaseAlone, holdDatabaseAloneIfPresent, type DatabaseLock } from '../lib/database-lock.ts'
 import { integrityOf, openReadOnly } from './support/backup-folder.ts'
 import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
 
 const NAME = 'finish-restore'
+let lock: DatabaseLock | null = null
 
 readCommandLine({
   name: NAME,
@@ -24,6 +26,9 @@ readCommandLine({
 })
 
 const location = storageLocation()
+// Never beside a running server: it would go on writing to the file this replaces, and what it
+// acknowledged from then on would be lost. Held until the script exits.
+holdAlone(false)
 const snapshot = join(location.storagePath, 'backups', basename(location.databasePath))
 if (!existsSync(snapshot)) {
   console.log(`no snapshot at ${snapshot}: the database is left as restored`)
@@ -38,6 +43,7 @@ if (integrity !== 'ok') fail(NAME, `${snapshot} fails PRAGMA integrity_check (${
 const incoming = join(dirname(location.databasePath), `.${basename(location.databasePath)}.restoring`)
 try {
   mkdirSync(dirname(location.databasePath), { recursive: true })
+  holdAlone(true)
   copyFileSync(snapshot, incoming)
   for (const suffix of ['-wal', '-shm', '-journal']) rmSync(location.databasePath + suffix, { force: true })
   renameSync(incoming, location.databasePath)
@@ -46,3 +52,14 @@ try {
   fail(NAME, (error as Error).message)
 }
 console.log(`${location.databasePath} restored from ${snapshot}`)
+
+// Checked first without writing anything (the lock file is there whenever a server has run), then
+// held from the first write to the end.
+function holdAlone(write: boolean): void {
+  try {
+    lock ??= write ? holdDatabaseAlone(location.databasePath) : holdDatabaseAloneIfPresent(location.databasePath)
+  } catch (error) {
+    if (error instanceof DatabaseInUse) fail(NAME, error.message)
+    throw error
+  }
+}

@@ -3,7 +3,7 @@
 // their times, reactions as boosts, files as attachments. It can run while the server is up.
 // Running it again adds only what is new; --dry-run reads everything and writes nothing.
 import { existsSync } from 'node:fs'
-import { loadConfig, storageLocation } from '../config.ts'
+import { keepGeneratedSecret, loadConfig, storageLocation } from '../config.ts'
 import { RailsSigning } from '../lib/rails/signing.ts'
 import { migrate, openConnection, readMigrations } from '../models/database.ts'
 import { projectPath } from '../lib/paths.ts'
@@ -49,6 +49,8 @@ try {
 }
 
 const config = loadConfig()
+// What is signed with it (avatars' links) must verify once the server starts on this folder.
+if (!values['dry-run']) keepGeneratedSecret(config)
 const log = { error: (details: object, message: string) => void process.stderr.write(`${message} ${JSON.stringify(details)}\n`), warn: (details: object, message: string) => void process.stderr.write(`${message} ${JSON.stringify(details)}\n`) }
 const video = await videoAttachments(config, log)
 const report = new ImportReport()

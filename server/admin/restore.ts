@@ -5,7 +5,8 @@
 // a server pointed at a half-restored folder finds no database rather than one without files.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { storageLocation } from '../config.ts'
+import { storageLocation, type StorageLocation } from '../config.ts'
+import { DatabaseInUse, holdDatabaseAlone, holdDatabaseAloneIfPresent, type DatabaseLock } from '../lib/database-lock.ts'
 import { listFiles } from '../lib/files.ts'
 import { BackupProblem, copyFiles, integrityOf, megabytes, openReadOnly, readManifest, type Manifest } from './support/backup-folder.ts'
 import { fail, readCommandLine, STORAGE_NOTES, usageError } from './support/command-line.ts'
@@ -13,6 +14,7 @@ import { ReplicaProblem, restoreFromReplica } from './support/replica-restore.ts
 import { redacted } from '../litestream/binary.ts'
 
 const NAME = 'restore'
+let lock: DatabaseLock | null = null
 
 const { values, positionals } = readCommandLine({
   name: NAME,
@@ -36,13 +38,17 @@ const { values, positionals } = readCommandLine({
 })
 
 const replicaUrl = values['from-replica']
-if ((replicaUrl === undefined) === (positionals[0] === undefined)) usageError(NAME, 'needs BACKUP or --from-replica URL, not both')
+if (replicaUrl === undefined && positionals[0] === undefined) usageError(NAME, 'needs BACKUP (a backup folder) or --from-replica URL')
+if (replicaUrl !== undefined && positionals[0] !== undefined) usageError(NAME, 'takes BACKUP or --from-replica URL, not both')
 if (values.timestamp !== undefined && replicaUrl === undefined) usageError(NAME, '--timestamp goes with --from-replica')
 if (replicaUrl !== undefined) {
   const target = storageLocation(values.to === undefined ? process.env : { ...process.env, CAMPFIRE_STORAGE_PATH: values.to })
+  holdAlone(target)
   const present = ['', '-wal', '-shm', '-journal'].map((suffix) => target.databasePath + suffix).filter((path) => existsSync(path))
   if (present.length > 0) fail(NAME, `refusing to overwrite ${target.storagePath}: ${present.map((path) => `${path} exists`).join('; ')}. Nothing was written; restore into an empty storage folder.`)
   try {
+    mkdirSync(join(target.storagePath, 'db'), { recursive: true })
+    holdAlone(target, true)
     const path = restoreFromReplica(replicaUrl, values.timestamp, target)
     process.stdout.write(`Restored the database from ${redacted(replicaUrl)}${values.timestamp ? ` as of ${values.timestamp}` : ''} into ${path}\n`)
     process.stdout.write('A replica holds the database only: restore the files under files/ from a backup, and start the server with the SECRET_KEY_BASE it ran with.\n')
@@ -66,6 +72,7 @@ const backupSecret = join(backup, 'secret_key_base')
 if (manifest.secretKeyBase && !existsSync(backupSecret)) fail(NAME, `${backup} should hold secret_key_base and does not; nothing was written`)
 
 const target = storageLocation(values.to === undefined ? process.env : { ...process.env, CAMPFIRE_STORAGE_PATH: values.to })
+holdAlone(target)
 const problems = [
   ...['', '-wal', '-shm', '-journal'].map((suffix) => target.databasePath + suffix).filter((path) => existsSync(path)).map((path) => `${path} exists`),
   ...(listFiles(target.filesPath).length > 0 ? [`${target.filesPath} is not empty`] : []),
@@ -81,6 +88,7 @@ if (integrity !== 'ok') fail(NAME, `${join(backup, manifest.database)} fails PRA
 const incoming = join(target.storagePath, 'db', `.${target.environment}.sqlite3.restoring`)
 try {
   mkdirSync(join(target.storagePath, 'db'), { recursive: true })
+  holdAlone(target, true)
   const files = copyFiles(join(backup, 'files'), target.filesPath)
   if (manifest.secretKeyBase && !existsSync(target.secretKeyBasePath)) copyFileSync(backupSecret, target.secretKeyBasePath)
   copyFileSync(join(backup, manifest.database), incoming)
@@ -91,6 +99,18 @@ try {
 } catch (error) {
   rmSync(incoming, { force: true })
   fail(NAME, `${(error as Error).message}; the database was not put in place`)
+}
+
+// Nothing is restored beside a running server: its folder is refused while a server has the
+// database open (checked first, writing nothing: see holdDatabaseAloneIfPresent), and held from
+// the first write (`write`) to the end, so none starts on it half-restored.
+function holdAlone(target: StorageLocation, write = false): void {
+  try {
+    lock ??= write ? holdDatabaseAlone(target.databasePath) : holdDatabaseAloneIfPresent(target.databasePath)
+  } catch (error) {
+    if (error instanceof DatabaseInUse) fail(NAME, error.message)
+    throw error
+  }
 }
 
 function sameContent(a: string, b: string): boolean {

@@ -5,6 +5,7 @@ import { lineFormatter, type LogFormat } from '../lib/log-format.ts'
 const LEVELS: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
 
 export interface PrimaryLog {
+  debug(details: object, message: string): void
   info(details: object, message: string): void
   warn(details: object, message: string): void
   error(details: object, message: string): void
@@ -20,5 +21,5 @@ export function primaryLog(level: LogLevel, format: LogFormat = 'json'): Primary
     if (value < threshold) return
     process.stdout.write(formatted(JSON.stringify({ level: value, time: Date.now(), ...base, ...details, msg: message }) + '\n'))
   }
-  return { info: line(LEVELS.info), warn: line(LEVELS.warn), error: line(LEVELS.error) }
+  return { debug: line(LEVELS.debug), info: line(LEVELS.info), warn: line(LEVELS.warn), error: line(LEVELS.error) }
 }

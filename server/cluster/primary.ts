@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import type { AddressInfo } from 'node:net'
 import { networkInterfaces } from 'node:os'
-import type { Config } from '../config.ts'
+import { keepGeneratedSecret, type Config } from '../config.ts'
 import { workerConnectionsFor } from '../models/membership/worker-connections.ts'
 import type { Store } from '../models/store.ts'
 import { openStore, startCheckpointer } from '../plugins/database.ts'
@@ -28,10 +28,12 @@ const STOP_WAIT_MS = 15_000
 // one, and it closes the file last, after the workers.
 export async function superviseWorkers(config: Config): Promise<void> {
   const log = primaryLog(config.logLevel, config.logFormat)
-  if (config.secretKeyBaseSource === 'generated') log.warn({}, 'SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
   if (config.vapidProblem) log.warn({}, `Web Push is disabled: ${config.vapidProblem}`)
   if (config.emailProblem) log.info({}, `Email is off: ${config.emailProblem}`)
   const store = openStore(config, log)
+  // The database is open and upgraded: a generated secret is kept before the workers read it.
+  keepGeneratedSecret(config)
+  if (config.secretKeyBaseSource === 'generated') log.warn({}, 'SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
   // With Litestream, it checkpoints instead (it must copy the WAL before a checkpoint resets it).
   const litestream = config.litestreamReplicaUrl ? startLitestreamOrExit(config.databasePath, config.litestreamReplicaUrl, log) : null
   const checkpointer = litestream ? null : startCheckpointer(config.databasePath, log, 1000, config.minFreeBytes)

@@ -13,6 +13,7 @@
 // symbol, so the product never imports anything of the bench.
 
 import { PerformanceObserver } from 'node:perf_hooks'
+import { parseBoolean } from './boolean-setting.ts'
 
 export class Account {
   us = 0
@@ -20,7 +21,8 @@ export class Account {
   constructor(readonly name: string) {}
 }
 
-export const LEDGER_ENABLED = process.env.CAMPFIRE_CPU_LEDGER === '1'
+// The configuration has refused a value that is not a boolean before the app is loaded.
+export const LEDGER_ENABLED = parseBoolean(process.env.CAMPFIRE_CPU_LEDGER) === true
 
 const accounts = new Map<string, Account>()
 export const REST = account('rest')

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { findProgram } from '../build/debian-package.ts'
 import { litestreamBinary, litestreamConfig, redacted } from './binary.ts'
 
@@ -10,8 +11,20 @@ const LONGEST_RESTART_MS = 5_000
 const STOP_WAIT_MS = 10_000
 
 export interface SidecarLog {
+  debug(details: object, message: string): void
   info(details: object, message: string): void
+  warn(details: object, message: string): void
   error(details: object, message: string): void
+}
+
+// Litestream's lines (`time=… level=ERROR msg=…`) are logged at their own level, so a replica
+// that fails shows at error and LOG_LEVEL=warn still shows it; a line without one is info.
+export function litestreamLevel(line: string): keyof SidecarLog {
+  const level = /(?:^|\s)level=([A-Za-z]+)/.exec(line)?.[1]?.toUpperCase()
+  if (level === 'ERROR' || level === 'FATAL' || level === 'PANIC') return 'error'
+  if (level === 'WARN' || level === 'WARNING') return 'warn'
+  if (level === 'DEBUG' || level === 'TRACE') return 'debug'
+  return 'info'
 }
 
 export interface Litestream {
@@ -48,11 +61,12 @@ export function startLitestream(databasePath: string, replicaUrl: string, log: S
     const started = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] })
     child = started
     log.info({ litestream: started.pid, replica: redacted(replicaUrl) }, 'litestream started')
-    const heard = (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) log.info({ litestream: started.pid }, `litestream: ${line.trim()}`)
+    // Whole lines, however the pipe cuts its chunks.
+    for (const stream of [started.stdout!, started.stderr!]) {
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+        if (line.trim()) log[litestreamLevel(line)]({ litestream: started.pid }, `litestream: ${line.trim()}`)
+      })
     }
-    started.stdout!.on('data', heard)
-    started.stderr!.on('data', heard)
     started.once('error', (error) => log.error({}, `litestream could not be started: ${error.message}`))
     started.once('exit', (code, signal) => {
       if (child === started) child = null

@@ -10,6 +10,9 @@ export type { Connection, Migration } from './connection.ts'
 
 export interface OpenOptions {
   readonly?: boolean
+  // Leave the file in the journal mode it has (an upgrade runs before the switch to WAL, so one
+  // that fails leaves the file as it was found).
+  keepJournalMode?: boolean
   synchronous?: 'NORMAL' | 'FULL'
 }
 
@@ -28,7 +31,7 @@ export function openConnection(path: string, options: OpenOptions = {}): Connect
   if (!options.readonly) mkdirSync(dirname(path), { recursive: true })
   const db = new BetterSqlite3(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false })
   db.pragma('busy_timeout = 5000')
-  if (!options.readonly) db.pragma('journal_mode = WAL')
+  if (!options.readonly && !options.keepJournalMode) db.pragma('journal_mode = WAL')
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`)
   db.pragma('foreign_keys = ON')
   db.pragma('cache_size = -16000')
@@ -61,11 +64,17 @@ function position(db: Connection): number {
 // current one (server/models/upstream-eras.ts), then our own migrations run, then any trigger of
 // ours that a rebuilt table lost is created again (server/models/triggers.ts).
 //
+// Brings an upstream schema to upstream's current one, in one transaction (none when there is
+// nothing to do): the names of the steps applied.
+export function upgradeFromUpstream(db: Connection): string[] {
+  const steps = pendingSteps(db)
+  return steps === 'fresh' ? [] : upgradeUpstream(db, steps)
+}
+
 // Each pending migration is checked again under the write lock: worker processes booting
 // together on one file race to migrate it, and the first one applies what the others skip.
 export function migrate(db: Connection, dir: string): string[] {
-  const steps = pendingSteps(db)
-  const applied = steps === 'fresh' ? [] : upgradeUpstream(db, steps)
+  const applied = upgradeFromUpstream(db)
   const migrations = readMigrations(dir)
   const current = position(db)
   for (const migration of migrations) {

@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3'
 import { existsSync } from 'node:fs'
-import { migrate, openConnection, type Connection } from './database.ts'
+import { migrate, openConnection, upgradeFromUpstream, type Connection } from './database.ts'
 import { pendingSteps } from './upstream-eras.ts'
 import { createModels, type Models } from './index.ts'
 import { Writer } from '../lib/writer.ts'
@@ -11,6 +11,8 @@ export interface StoreOptions {
   synchronous?: 'NORMAL' | 'FULL'
   // false: another process has migrated the file already (a cluster's primary, server/cluster/).
   migrate?: boolean
+  // Called once the connections are closed (the server's hold on the file, lib/database-lock.ts).
+  onClose?: () => void
 }
 
 // Two connections to one SQLite file: the writer owns every write (through the queue),
@@ -22,11 +24,13 @@ export class Store {
   readonly appliedMigrations: string[]
   private readonly readModels: Models
   private readonly readTransaction: { deferred: <T>(fn: (models: Models) => T) => T }
+  private readonly onClose: (() => void) | undefined
 
   constructor(options: StoreOptions) {
-    if (options.migrate !== false) refuseUnknownSchema(options.path)
+    this.onClose = options.onClose
+    const upgraded = options.migrate === false ? [] : upgradeBeforeWal(options.path)
     this.writeDb = openConnection(options.path, { synchronous: options.synchronous })
-    this.appliedMigrations = options.migrate === false ? [] : migrate(this.writeDb, options.migrationsDir)
+    this.appliedMigrations = options.migrate === false ? [] : [...upgraded, ...migrate(this.writeDb, options.migrationsDir)]
     this.readDb = openConnection(options.path, { synchronous: options.synchronous })
     this.readDb.pragma('query_only = ON')
     this.readModels = createModels(this.readDb)
@@ -52,6 +56,21 @@ export class Store {
     this.writer.close()
     this.readDb.close()
     this.writeDb.close()
+    this.onClose?.()
+  }
+}
+
+// An upstream file is upgraded before the writer connection switches it to WAL, in the journal
+// mode it came in: a step that fails rolls everything back, and the file is as it was found, byte
+// for byte, with no -wal or -shm beside it.
+function upgradeBeforeWal(path: string): string[] {
+  refuseUnknownSchema(path)
+  if (!existsSync(path)) return []
+  const db = openConnection(path, { keepJournalMode: true })
+  try {
+    return upgradeFromUpstream(db)
+  } finally {
+    db.close()
   }
 }
 

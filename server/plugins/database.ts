@@ -1,9 +1,12 @@
 import fp from 'fastify-plugin'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { Piscina } from 'piscina'
 import { projectPath, workerSource } from '../lib/paths.ts'
 import type { Config } from '../config.ts'
 import { workerConnectionsFor } from '../models/membership/worker-connections.ts'
 import { Store } from '../models/store.ts'
+import { shareDatabase } from '../lib/database-lock.ts'
 import { Throttled } from '../lib/disk-space.ts'
 import type { CheckpointResult, CheckpointTask } from '../workers/checkpointer.ts'
 
@@ -33,8 +36,18 @@ export interface BootLog {
 // Opens the SQLite file. The process that boots it (the only one, or a cluster's primary)
 // migrates it and resets presence left by the previous run; a cluster's workers only open it,
 // since the others' connections are live.
+// Each process holds its share of the file's lock (lib/database-lock.ts) from before it opens
+// the file until it closes it, so restore and finish-restore refuse while it is open.
 export function openStore(config: Config, log: BootLog, boot = true): Store {
-  const store = new Store({ path: config.databasePath, migrationsDir: MIGRATIONS_DIR, synchronous: config.synchronous, migrate: boot })
+  mkdirSync(dirname(config.databasePath), { recursive: true })
+  const lock = shareDatabase(config.databasePath)
+  let store: Store
+  try {
+    store = new Store({ path: config.databasePath, migrationsDir: MIGRATIONS_DIR, synchronous: config.synchronous, migrate: boot, onClose: () => lock.release() })
+  } catch (error) {
+    lock.release()
+    throw error
+  }
   if (store.appliedMigrations.length > 0) log.info({ migrations: store.appliedMigrations }, 'migrated the database')
   if (boot)
     store.writeNow((models) => {

@@ -1,10 +1,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import BetterSqlite3 from 'better-sqlite3'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { tempStorage } from '../helper.ts'
 import { DEFAULT_PASSWORD } from '../load/seed.ts'
-import { CookieJar, formPost, request, startServer, stopServer } from '../support/server-process.ts'
+import { CookieJar, formPost, request, ROOT, startServer, stopServer } from '../support/server-process.ts'
 import { assertHelpWritesNothing, runAdmin } from './support/admin-script.ts'
 import { seededStorage } from './support/seeded-storage.ts'
 
@@ -77,4 +78,15 @@ test('reset-password stops with a message and changes nothing for an unknown, de
 
 test('reset-password --help and -h print the usage and write nothing', async (t) => {
   await assertHelpWritesNothing('reset-password', join(tempStorage(t), 'storage'), ['david@example.com'])
+})
+
+test("the image's script/admin/reset-password answers --help and -h with its usage and exit 0, and a wrong call with exit 1", () => {
+  for (const help of ['--help', '-h']) {
+    const result = spawnSync('sh', [join(ROOT, 'script', 'admin', 'reset-password'), help], { encoding: 'utf8', env: { PATH: process.env.PATH, CAMPFIRE_APP_ROOT: '/nonexistent' } })
+    assert.equal(result.status, 0, result.stderr)
+    assert.match(result.stdout, /^Usage: .*reset-password <email-address> <password>\n/)
+  }
+  const wrong = spawnSync('sh', [join(ROOT, 'script', 'admin', 'reset-password'), 'only-an-email'], { encoding: 'utf8', env: { PATH: process.env.PATH, CAMPFIRE_APP_ROOT: '/nonexistent' } })
+  assert.equal(wrong.status, 1)
+  assert.match(wrong.stderr, /^Usage: /)
 })

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import BetterSqlite3 from 'better-sqlite3'
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { listFiles } from '../../server/lib/files.ts'
 import { Store } from '../../server/models/store.ts'
@@ -79,6 +79,8 @@ test('restore fills an empty storage folder laid out as the container mounts it 
   assert.deepEqual(snapshot(storage), [
     'db/', 'files/', 'files/ab/', 'files/ab/cd/', 'logs/',
     `db/production.sqlite3: ${base64(join(backup, 'db', 'production.sqlite3'))}`,
+    // Held while the restore wrote, so no server could start on a half-restored folder.
+    'db/production.sqlite3.lock: ',
     `files/ab/cd/abcdefgh: ${Buffer.from('stored file').toString('base64')}`,
     `logs/production.log: ${Buffer.from('a log line\n').toString('base64')}`,
     `secret_key_base: ${Buffer.from('f'.repeat(128) + '\n').toString('base64')}`,
@@ -93,7 +95,7 @@ test('restore --to takes the storage folder, and RAILS_ENV names the database it
   const result = await runAdmin('restore', [backup, '--to', storage], { CAMPFIRE_STORAGE_PATH: join(storage, 'not-this-one'), RAILS_ENV: 'staging' })
   assert.equal(result.code, 0, result.stderr)
   assert.match(result.stdout, /staging\.sqlite3 \(backed up as RAILS_ENV=production\)/)
-  assert.deepEqual(readdirSync(join(storage, 'db')), ['staging.sqlite3'])
+  assert.deepEqual(readdirSync(join(storage, 'db')).sort(), ['staging.sqlite3', 'staging.sqlite3.lock'], 'the database, and the lock it held while restoring')
 })
 
 test('restore refuses a folder that is not a finished backup', async (t) => {
@@ -115,4 +117,15 @@ test('restore refuses a folder that is not a finished backup', async (t) => {
 test('restore --help and -h print the usage and write nothing', async (t) => {
   const storage = join(tempStorage(t), 'storage')
   await assertHelpWritesNothing('restore', storage, [tempStorage(t)])
+})
+
+test('restore says what it needs: a backup folder or a replica, and not both', async (t) => {
+  const storage = join(tempStorage(t), 'storage')
+  const neither = await runAdmin('restore', [], { CAMPFIRE_STORAGE_PATH: storage })
+  assert.equal(neither.code, 2)
+  assert.match(neither.stderr, /^restore: needs BACKUP \(a backup folder\) or --from-replica URL\n/)
+  const both = await runAdmin('restore', ['some-backup', '--from-replica', 'file:///nowhere'], { CAMPFIRE_STORAGE_PATH: storage })
+  assert.equal(both.code, 2)
+  assert.match(both.stderr, /^restore: takes BACKUP or --from-replica URL, not both\n/)
+  assert.ok(!existsSync(storage), 'nothing written')
 })

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import BetterSqlite3 from 'better-sqlite3'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SECRET_KEY_BASE, tempStorage } from '../helper.ts'
@@ -9,6 +9,7 @@ import { DEFAULT_PASSWORD } from '../load/seed.ts'
 import { CookieJar, formPost, request, startServer, stopServer, type ServerProcess } from '../support/server-process.ts'
 import { runAdmin } from '../admin/support/admin-script.ts'
 import { seededStorage } from '../admin/support/seeded-storage.ts'
+import { litestreamLevel, startLitestream } from '../../server/litestream/sidecar.ts'
 
 const POSTERS = 4
 // Litestream's sync interval (server/litestream/binary.ts), and a margin for a loaded machine.
@@ -97,7 +98,7 @@ test('a file replica survives kill -9 of Litestream and of the server: restored 
   assert.match(restore.stdout, /Restored the database from file:\/\//)
   const databasePath = join(storage, 'db', 'production.sqlite3')
   assert.ok(existsSync(databasePath))
-  assert.ok(!existsSync(`${databasePath}-wal`), 'no WAL left beside the restored file')
+  assert.deepEqual(readdirSync(join(storage, 'db')).sort(), ['production.sqlite3', 'production.sqlite3.lock'], 'nothing left beside the restored file: no WAL, no .restoring.tmp-wal or -shm')
 
   const db = new BetterSqlite3(databasePath, { readonly: true })
   const present = new Set(db.prepare("SELECT client_message_id FROM messages WHERE client_message_id LIKE 'replicated-%'").pluck().all() as string[])
@@ -127,11 +128,39 @@ test('restore from a replica refuses a storage folder that has a database, and a
   const nothing = await runAdmin('restore', ['--from-replica', `file://${join(tempStorage(t), 'no-replica')}`], { CAMPFIRE_STORAGE_PATH: empty })
   assert.equal(nothing.code, 1)
   assert.match(nothing.stderr, /litestream could not restore/)
-  assert.ok(!existsSync(join(empty, 'db', 'production.sqlite3')))
+  assert.deepEqual(readdirSync(join(empty, 'db')), ['production.sqlite3.lock'], 'no database, and nothing Litestream started')
 
   const both = await runAdmin('restore', ['some-backup', '--from-replica', 'file:///nowhere'], { CAMPFIRE_STORAGE_PATH: empty })
   assert.equal(both.code, 2)
   const badTime = await runAdmin('restore', ['--from-replica', 'file:///nowhere', '--timestamp', 'yesterday'], { CAMPFIRE_STORAGE_PATH: empty })
   assert.equal(badTime.code, 1)
   assert.match(badTime.stderr, /--timestamp must be a time/)
+})
+
+test("Litestream's own levels carry into the log: its level=ERROR lines at error, INFO at info, so LOG_LEVEL=warn still shows a failing replica", { timeout: 60_000 }, async (t) => {
+  assert.equal(litestreamLevel('time=2026-01-01T00:00:00Z level=ERROR msg="monitor error"'), 'error')
+  assert.equal(litestreamLevel('time=2026-01-01T00:00:00Z level=WARN msg="x"'), 'warn')
+  assert.equal(litestreamLevel('time=2026-01-01T00:00:00Z level=DEBUG msg="x"'), 'debug')
+  assert.equal(litestreamLevel('time=2026-01-01T00:00:00Z level=INFO msg="x"'), 'info')
+  assert.equal(litestreamLevel('a line without a level'), 'info')
+
+  const path = join(tempStorage(t), 'db.sqlite3')
+  const db = new BetterSqlite3(path)
+  db.pragma('journal_mode = WAL')
+  db.exec('CREATE TABLE t (x)')
+  db.close()
+  const lines: [string, string][] = []
+  const record = (level: string) => (_details: object, message: string) => void lines.push([level, message])
+  // An SFTP replica on a loopback port nothing listens on: every sync fails.
+  const litestream = startLitestream(path, 'sftp://nobody@127.0.0.1:1/replica', { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') })
+  t.after(() => litestream.stop())
+  const deadline = Date.now() + 30_000
+  while (!lines.some(([level, message]) => level === 'error' && /level=ERROR/.test(message))) {
+    assert.ok(Date.now() < deadline, `no error line:\n${lines.map((line) => line.join(' ')).join('\n')}`)
+    await sleep(50)
+  }
+  const litestreamLines = lines.filter(([, message]) => message.startsWith('litestream: '))
+  for (const [level, message] of litestreamLines) assert.equal(level, litestreamLevel(message), message)
+  assert.ok(litestreamLines.some(([level, message]) => level === 'info' && /level=INFO/.test(message)))
+  assert.ok(!litestreamLines.some(([level, message]) => level !== 'error' && /level=ERROR/.test(message)))
 })

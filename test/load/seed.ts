@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { loadConfig } from '../../server/config.ts'
+import { keepGeneratedSecret, loadConfig } from '../../server/config.ts'
 import { RailsSigning } from '../../server/lib/rails/signing.ts'
 import { dbTime } from '../../server/lib/time.ts'
 import type { Models } from '../../server/models/index.ts'
@@ -363,6 +363,7 @@ the bots' tokens (each generated when unset). It needs ffmpeg and ffprobe for it
 async function main(): Promise<void> {
   const options = readOptions(COMMAND)
   const config = loadConfig()
+  keepGeneratedSecret(config)
   const path = config.databasePath
   if (hasAccount(path) && !options.force) {
     console.error(`${path} already has an account; not touching it. Run \`npm run seed -- --force\` to delete it and seed a fresh one.`)

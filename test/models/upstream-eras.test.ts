@@ -106,12 +106,15 @@ test('a database older than the first release is refused by name, unchanged', (t
   assert.ok(fileBytes(path).equals(before))
 })
 
-test('an upgrade step that fails stops the boot naming its version and writes nothing', (t) => {
+test('an upgrade step that fails stops the boot naming its version and writes nothing: the file is byte for byte as it was, still in its journal mode, nothing beside it', (t) => {
   const path = join(tempStorage(t), 'two-accounts.sqlite3')
   // Upstream's singleton guard cannot be added to a file holding two accounts.
   eraDatabase(path, '2025-09-rails-8', "INSERT INTO accounts (name, join_code, created_at, updated_at) VALUES ('Second', 'x', '2024-01-01', '2024-01-01');")
+  const before = fileBytes(path)
   assert.throws(() => new Store({ path, migrationsDir: MIGRATIONS }), (error: Error) =>
     error instanceof UnknownSchemaError && /20251212154340 \(add_singleton_constraint_to_accounts\) failed/.test(error.message))
+  assert.ok(fileBytes(path).equals(before), 'not a byte changed (the journal mode neither)')
+  for (const suffix of ['-wal', '-shm', '-journal']) assert.ok(!existsSync(path + suffix), `no ${suffix} file left beside it`)
   const db = openConnection(path, { readonly: true })
   t.after(() => db.close())
   const columns = (db.pragma('table_info("users")') as { name: string }[]).map((c) => c.name)

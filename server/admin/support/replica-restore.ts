@@ -21,10 +21,12 @@ export function restoreFromReplica(replicaUrl: string, timestamp: string | undef
   try {
     execFileSync(litestreamBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' })
   } catch (error) {
+    removeLitestreamScratch(incoming)
     rmSync(incoming, { force: true })
     const { stderr, message } = error as Error & { stderr?: string }
     throw new ReplicaProblem(`litestream could not restore ${replicaUrl}: ${(stderr || message).trim().split('\n').slice(-3).join(' ')}`)
   }
+  removeLitestreamScratch(incoming)
   // Read-write but query-only, so that closing it, the only connection, leaves no -wal or -shm.
   const database = new BetterSqlite3(incoming, { fileMustExist: true })
   database.pragma('query_only = ON')
@@ -36,4 +38,10 @@ export function restoreFromReplica(replicaUrl: string, timestamp: string | undef
   }
   renameSync(incoming, target.databasePath)
   return target.databasePath
+}
+
+// Litestream restores into <output>.tmp, opened as a WAL database, and renames it to <output>,
+// leaving that file's -wal and -shm behind (empty, or of a failed restore).
+function removeLitestreamScratch(incoming: string): void {
+  for (const suffix of ['.tmp', '.tmp-wal', '.tmp-shm', '-wal', '-shm']) rmSync(incoming + suffix, { force: true })
 }
