@@ -62,7 +62,7 @@ export class ClientMessage {
       this.sending(clientMessageId)
       retry()
     }, { once: true })
-    message.querySelector('.message__body')?.append(button)
+    message.querySelector('.message__body-content')?.append(button)
   }
 
   // Kept to go out when the connection is back.
