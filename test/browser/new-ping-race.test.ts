@@ -54,7 +54,8 @@ describe('New Ping clicked the moment a room opens', { skip: !chromiumAvailable(
         await tab.page.getByRole('link', { name: 'New Ping' }).click()
         await pickerOpensAndStays(tab)
       } catch (error) {
-        failures.push(`try ${attempt}: ${(error as Error).message.split('\n')[0]}`)
+        const state = await tab.page.evaluate(`(() => { const f = document.querySelector('#direct_rooms_control'); return f ? f.outerHTML.slice(0, 160) : 'no #direct_rooms_control' })()`).catch(() => '?')
+        failures.push(`try ${attempt}: ${(error as Error).message.split('\n').slice(0, 3).join(' ')} | ${state}`)
       } finally {
         await tab.page.close()
       }
