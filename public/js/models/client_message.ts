@@ -63,6 +63,8 @@ export class ClientMessage {
       retry()
     }, { once: true })
     message.querySelector('.message__body-content')?.append(button)
+    // The note and the button make the message taller: keep them in view.
+    requestAnimationFrame(() => button.scrollIntoView({ block: 'nearest' }))
   }
 
   // Kept to go out when the connection is back.
