@@ -46,6 +46,10 @@ export function messages(db: Connection) {
   const deleteRow = db.prepare('DELETE FROM messages WHERE id = ?')
   // The bot API's X-Total-Count; pages themselves never count (message/pagination.ts).
   const countInRoom = db.prepare<[number], number>('SELECT count(*) FROM messages WHERE room_id = ?').pluck()
+  // A person's message with this client_message_id (the newest one, for a repeat kept from before the unique index).
+  const byClientId = db.prepare<[number, string], MessageRow>(
+    `SELECT ${COLUMNS} FROM messages WHERE creator_id = ? AND client_message_id = ? AND campfire_repeat_of = 0`,
+  )
   const lastByCreator = db.prepare<[number, number], MessageRow>(
     `SELECT ${COLUMNS} FROM messages WHERE room_id = ? AND creator_id = ? ORDER BY created_at DESC, id DESC LIMIT 1`,
   )
@@ -55,6 +59,7 @@ export function messages(db: Connection) {
     findInRoom: (id: number, roomId: number): MessageRow | undefined => findInRoom.get(id, roomId),
     countInRoom: (roomId: number): number => countInRoom.get(roomId) ?? 0,
     body: (id: number): string | null => body.get(id) ?? null,
+    byClientId: (creatorId: number, clientMessageId: string): MessageRow | undefined => byClientId.get(creatorId, clientMessageId),
     lastByCreator: (roomId: number, creatorId: number): MessageRow | undefined => lastByCreator.get(roomId, creatorId),
 
     create(message: NewMessage): MessageRow {

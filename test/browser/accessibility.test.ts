@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { audit, describeFindings, type Finding } from './support/axe.ts'
-import { chromiumAvailable, launchBrowser, openTab, PHONE, screenshot, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
+import { chromiumAvailable, launchBrowser, openTab, openTabBeside, PHONE, screenshot, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
 import { startCampfire, type Campfire } from './support/campfire.ts'
 import { photo } from './support/files.ts'
 import { WIDE_CODE } from './support/code.ts'
@@ -213,6 +213,24 @@ describe('accessibility of every page state, checked by axe-core', { skip: !chro
     await waitUntilLive(page)
     await page.locator('#message-area .trix-content h4', { hasText: 'Design review' }).waitFor()
     await check(page, 'room with a heading in a message')
+  })
+
+  test('sending without a connection: the offline line, a waiting message, a refused one with Retry', async () => {
+    const tab = await openTabBeside(david)
+    const { page } = tab
+    await page.goto(`/rooms/${campfire.labels['rooms.watercooler']}`)
+    await waitUntilLive(page)
+    await page.route('**/rooms/*/messages', (route) => (route.request().method() === 'POST' ? route.fulfill({ status: 503, contentType: 'text/plain', body: 'busy' }) : route.continue()), { times: 1 })
+    await sendMessage(page, 'Refused once')
+    await page.getByRole('button', { name: /^Retry sending/ }).waitFor()
+    await check(page, 'room, a failed send with Retry')
+    await tab.context.setOffline(true)
+    await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor()
+    await sendMessage(page, 'Sent offline')
+    await page.locator('.message--waiting').waitFor()
+    await check(page, 'room, offline with a waiting message')
+    await tab.context.setOffline(false)
+    await page.close()
   })
 
   test('a fresh install: the first-run page', async () => {

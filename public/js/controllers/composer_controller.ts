@@ -3,10 +3,14 @@ import { renderStreamMessage } from '@hotwired/turbo'
 import { uuid } from '../helpers/html.ts'
 import { FileUploader, UploadFailed } from '../models/file_uploader.ts'
 import { describeStatus, refusalFrom, showComposerFrame, type Refusal } from '../models/post_refusal.ts'
+import { Outbox, type Unsent } from '../models/outbox.ts'
 import { unfurl } from '../models/unfurler.ts'
 import type MessagesController from './messages_controller.ts'
 
 const TURBO_STREAM = 'text/vnd.turbo-stream.html'
+// Pauses before a send without an answer is tried again: doubling from the first to the last.
+const RETRY_FIRST_MS = 2_000
+const RETRY_LAST_MS = 30_000
 
 // The message composer: Enter sends (Shift+Enter is a new line, and with the formatting toolbar
 // open Enter is a new line too), the message shows at once as pending and is replaced by the
@@ -14,13 +18,21 @@ const TURBO_STREAM = 'text/vnd.turbo-stream.html'
 // input until sent, and each goes out as its own message with its own pending copy and progress
 // bar, one upload at a time in the order listed; text typed with them is a message of its own, as
 // upstream's is. A pasted link is unfurled.
+//
+// Text messages go out through an outbox (models/outbox.ts, in localStorage): one at a time, in the
+// order sent. Without a connection they wait, marked so, and go out when it is back (and after a
+// reload); a refused one shows why with a Retry button. While the connection is gone a line above
+// the composer says so, and the composer keeps taking messages.
 export default class ComposerController extends Controller<HTMLFormElement> {
-  static targets = ['clientid', 'fields', 'fileList', 'text']
+  static targets = ['clientid', 'connection', 'fields', 'fileList', 'text']
   static classes = ['toolbar']
   static outlets = ['messages']
   static values = { roomId: Number }
 
+  declare readonly roomIdValue: number
   declare readonly clientidTarget: HTMLInputElement
+  declare readonly connectionTarget: HTMLElement
+  declare readonly hasConnectionTarget: boolean
   declare readonly fieldsTarget: HTMLFieldSetElement
   declare readonly fileListTarget: HTMLElement
   declare readonly textTarget: LexxyEditorElement
@@ -32,15 +44,47 @@ export default class ComposerController extends Controller<HTMLFormElement> {
   private readonly fileItems = new Map<File, { item: HTMLElement; previewUrl: string | null }>()
   // Uploads go out one at a time, in the order they were sent, across sends.
   private uploads: Promise<void> = Promise.resolve()
+  private unsent: Outbox | null = null
+  private flushing = false
+  private cableDown = false
+  private retryTimer: ReturnType<typeof setTimeout> | undefined
+  private retryDelay = RETRY_FIRST_MS
 
   connect(): void {
     this.textTarget.addEventListener('keydown', this.keydown, { capture: true })
     this.textTarget.addEventListener('lexxy:insert-link', this.linkInserted as EventListener)
+    window.addEventListener('online', this.browserOnline)
+    window.addEventListener('offline', this.showConnection)
+    this.showConnection()
   }
 
   disconnect(): void {
     this.textTarget.removeEventListener('keydown', this.keydown, { capture: true })
     this.textTarget.removeEventListener('lexxy:insert-link', this.linkInserted as EventListener)
+    window.removeEventListener('online', this.browserOnline)
+    window.removeEventListener('offline', this.showConnection)
+    clearTimeout(this.retryTimer)
+  }
+
+  // Stimulus may connect the messages outlet before this controller.
+  private get outbox(): Outbox {
+    this.unsent ??= new Outbox(this.roomIdValue)
+    return this.unsent
+  }
+
+  // What an earlier visit left unsent comes back as pending copies and goes out again; what the
+  // page already shows from the server was sent after all.
+  async messagesOutletConnected(messages: MessagesController): Promise<void> {
+    for (const unsent of this.outbox.all()) {
+      const shown = document.getElementById(`message_${unsent.clientMessageId}`)
+      if (shown && !shown.classList.contains('message--pending')) {
+        this.outbox.remove(unsent.clientMessageId)
+        continue
+      }
+      if (!shown) await messages.insertPendingMessage(unsent.clientMessageId, unsent.text)
+      if (unsent.failure) this.showFailure(unsent.clientMessageId, unsent.failure)
+    }
+    void this.flush()
   }
 
   submit(event?: Event): void {
@@ -81,12 +125,16 @@ export default class ComposerController extends Controller<HTMLFormElement> {
     if (!event.detail.success) this.messagesOutlet.failPendingMessage(this.clientidTarget.value)
   }
 
+  // The cable is back (refresh-room:online) or has been gone for a while (refresh-room:offline).
   online(): void {
-    this.fieldsTarget.disabled = false
+    this.cableDown = false
+    this.showConnection()
+    void this.flush()
   }
 
   offline(): void {
-    this.fieldsTarget.disabled = true
+    this.cableDown = true
+    this.showConnection()
   }
 
   // Private
@@ -118,26 +166,99 @@ export default class ComposerController extends Controller<HTMLFormElement> {
     for (const [name, value] of new FormData(this.element)) if (typeof value === 'string') body.append(name, value)
     body.set('message[body]', this.textTarget.value)
     body.set('message[client_message_id]', clientMessageId)
+    this.outbox.add({ clientMessageId, fields: body.toString(), text })
     this.reset()
     if (this.hasMessagesOutlet) await this.messagesOutlet.insertPendingMessage(clientMessageId, text)
     this.element.dispatchEvent(new CustomEvent('composer:sent', { bubbles: true }))
+    await this.flush()
+  }
+
+  // Sends what the outbox holds, oldest first, one at a time. Without a connection the rest wait
+  // (and are tried again after a growing pause, and whenever the connection comes back); a refusal
+  // sets that one aside with its Retry button and the next goes on.
+  private async flush(): Promise<void> {
+    if (this.flushing) return
+    this.flushing = true
+    clearTimeout(this.retryTimer)
+    try {
+      for (let next = this.nextUnsent(); next; next = this.nextUnsent()) {
+        if (!navigator.onLine || !(await this.post(next))) {
+          for (const unsent of this.outbox.all()) if (!unsent.failure) this.messagesOutletIfAny()?.clientWaiting(unsent.clientMessageId)
+          this.retryTimer = setTimeout(() => void this.flush(), this.retryDelay)
+          this.retryDelay = Math.min(this.retryDelay * 2, RETRY_LAST_MS)
+          return
+        }
+        this.retryDelay = RETRY_FIRST_MS
+      }
+    } finally {
+      this.flushing = false
+    }
+  }
+
+  private nextUnsent(): Unsent | undefined {
+    return this.outbox.all().find((unsent) => !unsent.failure)
+  }
+
+  // One try: true once the server has answered (stored, or refused), false without an answer.
+  private async post(unsent: Unsent): Promise<boolean> {
     let response: Response
     try {
-      response = await fetch(this.element.action, { method: 'POST', body, headers: { accept: TURBO_STREAM }, credentials: 'same-origin' })
+      response = await fetch(this.element.action, { method: 'POST', body: new URLSearchParams(unsent.fields), headers: { accept: TURBO_STREAM }, credentials: 'same-origin' })
     } catch {
-      return this.refused(clientMessageId, refusalFrom(0, '', ''))
+      return false
     }
     const contentType = response.headers.get('content-type') ?? ''
-    const answer = await response.text().catch(() => '')
-    if (!response.ok) return this.refused(clientMessageId, refusalFrom(response.status, contentType, answer))
+    const answer = await response.text().catch(() => null)
+    if (answer === null) return false
+    // The room's stream may have brought the server's copy already: it was stored after all.
+    const shown = document.getElementById(`message_${unsent.clientMessageId}`)
+    if (shown && !shown.classList.contains('message--pending')) {
+      this.outbox.remove(unsent.clientMessageId)
+      return true
+    }
+    if (!response.ok) {
+      const refusal = refusalFrom(response.status, contentType, answer)
+      this.outbox.update(unsent.clientMessageId, { failure: refusal.reason })
+      this.refused(unsent.clientMessageId, refusal)
+      return true
+    }
+    this.outbox.remove(unsent.clientMessageId)
     if (contentType.startsWith(TURBO_STREAM)) renderStreamMessage(answer)
+    return true
   }
 
   // Whatever the answer, the person is told: the pending copy says why it was not sent, and a
   // room that is gone replaces the composer with the server's note ("This room was deleted.").
   private refused(clientMessageId: string, refusal: Refusal): void {
-    if (this.hasMessagesOutlet) this.messagesOutlet.failPendingMessage(clientMessageId, refusal.reason)
+    this.showFailure(clientMessageId, refusal.reason)
     showComposerFrame(refusal.composerFrame)
+  }
+
+  // A refused text message offers Retry: the same post again (the server answers a repeat with the
+  // message it stored, so a retry never posts twice).
+  private showFailure(clientMessageId: string, reason: string): void {
+    this.messagesOutletIfAny()?.failPendingMessage(clientMessageId, reason, () => {
+      this.outbox.update(clientMessageId, { failure: undefined })
+      void this.flush()
+    })
+  }
+
+  private messagesOutletIfAny(): MessagesController | null {
+    return this.hasMessagesOutlet ? this.messagesOutlet : null
+  }
+
+  private browserOnline = (): void => {
+    this.showConnection()
+    this.retryDelay = RETRY_FIRST_MS
+    void this.flush()
+  }
+
+  // "Reconnecting…" above the composer while the browser is offline or the cable has been gone a while.
+  private showConnection = (): void => {
+    if (!this.hasConnectionTarget) return
+    const down = !navigator.onLine || this.cableDown
+    this.connectionTarget.hidden = !down
+    this.element.classList.toggle('composer--offline', down)
   }
 
   private submitFiles(): void {
@@ -152,13 +273,17 @@ export default class ComposerController extends Controller<HTMLFormElement> {
     })
   }
 
+  // A file that did not go out can be retried while the page is open (files are not kept across a
+  // reload); the same client_message_id again, so one that did arrive is not stored twice.
   private async upload(messages: MessagesController, file: File, clientMessageId: string): Promise<void> {
     try {
       const uploader = new FileUploader(file, this.element.action, clientMessageId, (percent) => messages.updatePendingUpload(clientMessageId, percent))
       renderStreamMessage(await uploader.upload())
     } catch (error) {
       if (error instanceof UploadFailed) showComposerFrame(error.composerFrame)
-      messages.failPendingMessage(clientMessageId, error instanceof UploadFailed ? error.reason : describeStatus(0))
+      messages.failPendingMessage(clientMessageId, error instanceof UploadFailed ? error.reason : describeStatus(0), () => {
+        this.uploads = this.uploads.then(() => this.upload(messages, file, clientMessageId))
+      })
     }
   }
 

@@ -148,8 +148,12 @@ export default class MessagesController extends Controller<HTMLElement> {
     this.clientMessage.progress(clientMessageId, percent)
   }
 
-  failPendingMessage(clientMessageId: string, reason?: string | null): void {
-    this.clientMessage.failed(clientMessageId, reason)
+  failPendingMessage(clientMessageId: string, reason?: string | null, retry?: () => void): void {
+    this.clientMessage.failed(clientMessageId, reason, retry)
+  }
+
+  clientWaiting(clientMessageId: string): void {
+    this.clientMessage.waiting(clientMessageId)
   }
 
   // Private

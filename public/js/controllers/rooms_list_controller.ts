@@ -55,11 +55,15 @@ export default class RoomsListController extends Controller<FrameElement> {
     }, 0)
   }
 
-  loaded(): void {
+  loaded(event?: Event): void {
+    // A frame inside (the Ping picker) announces its own loads through this one.
+    if (event && event.target !== this.element) return
     this.firstLoadDone = true
     if (this.reloadWhenLoaded) {
       this.reloadWhenLoaded = false
-      reloadFrame(this.element)
+      // Not from inside turbo:frame-load: Turbo is still finishing that load, and would take
+      // the reload for it (it ends the reload's bookkeeping as the first load ends).
+      setTimeout(() => reloadFrame(this.element), 0)
       return
     }
     if (Current.roomId !== null) this.markRead(Current.roomId)

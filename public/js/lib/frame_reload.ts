@@ -1,10 +1,9 @@
 interface FrameElement extends HTMLElement {
   reload(): unknown
-  loaded?: Promise<void>
 }
 
 interface FrameRenderEvent extends CustomEvent {
-  detail: { newFrame: HTMLElement; resume: () => void; render: (current: HTMLElement, next: HTMLElement) => void }
+  detail: { newFrame: HTMLElement; resume: () => void; render: (current: HTMLElement, next: HTMLElement) => unknown }
 }
 
 // The Ping picker once someone has opened it, or started to (a click on "New Ping" gives the
@@ -14,52 +13,68 @@ const PICKER = 'turbo-frame#direct_rooms_control:is([src], :has(.directs--new))'
 const PICKER_WAIT_MS = 5_000
 
 // Reloads a frame without disturbing a Ping picker inside it: the picker's own element (with its
-// draft and chosen people) is carried into the fresh content in place of the new copy. Whether
-// there is a picker to keep is decided when the fresh content arrives, so a picker opened while
-// the reload was in flight is kept too. A picker still loading is waited for first: moved
-// mid-load, Turbo would cancel its load and start it again.
+// draft and chosen people) is carried into the fresh content in place of the new copy.
+// - Whether there is a picker to keep is decided at the moment the fresh content goes in, not
+//   when it arrives: Turbo waits a frame between the two, and a click on "New Ping" in that frame
+//   opens a picker that must be kept too.
+// - This watch lasts until the reload renders, fails, or is replaced by another navigation of the
+//   frame (the picker's own Cancel). It does not end with the promise reload() returns: Turbo
+//   resolves that one early when the reload starts inside the previous load's turbo:frame-load.
+// - A picker still loading when the content arrives is waited for first (its own turbo:frame-load):
+//   moved mid-load, Turbo cancels its load and starts it again. It still opens, one request later,
+//   which is what happens to a picker opened in the last frame before the swap.
 export function reloadFrame(frame: FrameElement): void {
   let starting = true
+  const events = ['turbo:before-frame-render', 'turbo:before-fetch-request', 'turbo:fetch-request-error', 'turbo:frame-missing'] as const
   const stop = (): void => {
-    frame.removeEventListener('turbo:before-frame-render', keepPicker)
-    frame.removeEventListener('turbo:before-fetch-request', supersede)
+    for (const type of events) frame.removeEventListener(type, watch)
   }
-  const keepPicker = ((event: FrameRenderEvent) => {
+  const watch = (event: Event): void => {
     if (event.target !== frame) return
+    if (event.type === 'turbo:before-frame-render') keepPicker(frame, event as FrameRenderEvent)
+    // Another navigation of the frame replaces this reload: its content must not be touched. The
+    // reload's own request announces itself synchronously, inside reload().
+    if (event.type === 'turbo:before-fetch-request' && starting) return
     stop()
-    const picker = frame.querySelector<FrameElement>(PICKER)
-    if (!picker) return
-    const render = event.detail.render
-    event.detail.render = (current, next) => {
-      // Taking the picker out of the page for the swap blurs it: whoever is typing in it keeps
-      // their caret.
-      const restore = keepFocus(picker)
-      next.querySelector('turbo-frame#direct_rooms_control')?.replaceWith(picker)
-      const rendered: unknown = render(current, next)
-      if (rendered instanceof Promise) void rendered.finally(restore)
-      else restore()
-    }
-    if (picker.querySelector('.directs--new')) return
-    event.preventDefault()
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, PICKER_WAIT_MS)))
-    void Promise.race([Promise.resolve(picker.loaded).catch(() => {}), waited]).then(() => {
-      clearTimeout(timer)
-      event.detail.resume()
-    })
-  }) as EventListener
-  // Another navigation of the frame (the picker's own Cancel) replaces this reload; its content
-  // must not be touched.
-  const supersede = (event: Event): void => {
-    if (event.target === frame && !starting) stop()
   }
-  frame.addEventListener('turbo:before-frame-render', keepPicker)
-  frame.addEventListener('turbo:before-fetch-request', supersede)
-  // The reload's own request announces itself synchronously, inside reload().
-  const reloading = frame.reload()
+  for (const type of events) frame.addEventListener(type, watch)
+  frame.reload()
   starting = false
-  // A reload that fails (the server restarting) leaves the old content; the next one will do.
-  if (reloading instanceof Promise) reloading.catch(() => {}).finally(stop)
+}
+
+function keepPicker(frame: HTMLElement, event: FrameRenderEvent): void {
+  const render = event.detail.render
+  event.detail.render = (current, next) => {
+    const picker = frame.querySelector<HTMLElement>(PICKER)
+    if (!picker) return render(current, next)
+    // Taking the picker out of the page for the swap blurs it: whoever is typing in it keeps
+    // their caret.
+    const restore = keepFocus(picker)
+    next.querySelector('turbo-frame#direct_rooms_control')?.replaceWith(picker)
+    const rendered: unknown = render(current, next)
+    if (rendered instanceof Promise) void rendered.finally(restore)
+    else restore()
+    return rendered
+  }
+  const loading = frame.querySelector<HTMLElement>(PICKER)
+  if (!loading || loading.querySelector('.directs--new')) return
+  event.preventDefault()
+  void pickerSettled(loading).then(() => event.detail.resume())
+}
+
+// The picker's load has rendered, failed, or taken PICKER_WAIT_MS.
+function pickerSettled(picker: HTMLElement): Promise<void> {
+  const events = ['turbo:frame-load', 'turbo:fetch-request-error', 'turbo:frame-missing']
+  return new Promise((resolve) => {
+    const done = (event?: Event): void => {
+      if (event && event.target !== picker) return
+      clearTimeout(timer)
+      for (const type of events) picker.removeEventListener(type, done)
+      resolve()
+    }
+    const timer = setTimeout(done, PICKER_WAIT_MS)
+    for (const type of events) picker.addEventListener(type, done)
+  })
 }
 
 // Remembers the focused element inside `within` (and an input's selection), to put back later.

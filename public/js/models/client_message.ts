@@ -43,13 +43,52 @@ export class ClientMessage {
     if (body) setProgress(body, percent)
   }
 
-  failed(clientMessageId: string, reason?: string | null): void {
-    const message = document.getElementById(`message_${clientMessageId}`)
-    if (!message?.classList.contains('message--pending')) return
+  // Not sent, and why; with `retry`, a Retry button that sends it again.
+  failed(clientMessageId: string, reason?: string | null, retry?: () => void): void {
+    const message = this.pending(clientMessageId)
+    if (!message) return
     const note = reason ? `Not sent: ${reason}` : 'Not sent'
+    this.sending(clientMessageId)
     message.classList.add('message--failed')
     message.setAttribute('title', note)
     message.querySelector('.message__body-content')?.setAttribute('data-failure', note)
+    if (!retry) return
+    const button = document.createElement('button')
+    button.type = 'button'
+    button.className = 'btn txt-small message__retry'
+    button.textContent = 'Retry'
+    button.setAttribute('aria-label', `Retry sending: ${message.querySelector('.message__presentation-pending')?.textContent?.slice(0, 60) ?? 'this message'}`)
+    button.addEventListener('click', () => {
+      this.sending(clientMessageId)
+      retry()
+    }, { once: true })
+    message.querySelector('.message__body-content')?.append(button)
+    // The note and the button make the message taller: keep them in view.
+    requestAnimationFrame(() => button.scrollIntoView({ block: 'nearest' }))
+  }
+
+  // Kept to go out when the connection is back.
+  waiting(clientMessageId: string): void {
+    const message = this.pending(clientMessageId)
+    if (!message || message.classList.contains('message--failed')) return
+    message.classList.add('message--waiting')
+    message.querySelector('.message__body-content')?.setAttribute('data-waiting', 'Waiting for the connection…')
+  }
+
+  // Going out (again): neither failed nor waiting.
+  sending(clientMessageId: string): void {
+    const message = this.pending(clientMessageId)
+    if (!message) return
+    message.classList.remove('message--failed', 'message--waiting')
+    message.removeAttribute('title')
+    message.querySelector('.message__body-content')?.removeAttribute('data-failure')
+    message.querySelector('.message__body-content')?.removeAttribute('data-waiting')
+    message.querySelector('.message__retry')?.remove()
+  }
+
+  private pending(clientMessageId: string): HTMLElement | null {
+    const message = document.getElementById(`message_${clientMessageId}`)
+    return message?.classList.contains('message--pending') ? message : null
   }
 
   private fromTemplate(clientMessageId: string, body: HTMLElement): HTMLElement {

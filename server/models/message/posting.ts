@@ -29,14 +29,31 @@ export interface PostedMessage {
   message: MessageRow
   room: RoomRow
   announcement: Announcement
+  // The post repeated one already stored (the same person and client_message_id in this room):
+  // nothing was written, and `message` is the stored one.
+  repeated?: boolean
+}
+
+// A post is idempotent per person and client_message_id (a unique index holds it, migration 013).
+// The stored message when this post repeats one in the same room, 'elsewhere' when that person
+// used the id in another room, or null for a new id.
+export function repeatOf(models: Models, input: NewMessage): MessageRow | 'elsewhere' | null {
+  const stored = models.messages.byClientId(input.creatorId, input.clientMessageId)
+  if (!stored) return null
+  return stored.room_id === input.roomId ? stored : 'elsewhere'
 }
 
 // Posting as a member (RoomScoped): null, with nothing written, when the room is not one of the
 // creator's. The room and the announcement are read in the writing transaction, on the writer's
-// connection, whose pages are warm: after a write the reader's cache starts cold.
-export function postMessageAsMember(models: Models, input: NewMessage): PostedMessage | null {
+// connection, whose pages are warm: after a write the reader's cache starts cold. A repeated post
+// answers the stored message; a client_message_id of theirs from another room is 'elsewhere'.
+export function postMessageAsMember(models: Models, input: NewMessage): PostedMessage | 'elsewhere' | null {
   const room = models.rooms.findForUser(input.roomId, input.creatorId)
-  return room ? postInto(models, input, room) : null
+  if (!room) return null
+  const repeated = repeatOf(models, input)
+  if (repeated === 'elsewhere') return repeated
+  if (repeated) return { message: repeated, room, announcement: announcementOf(models, repeated, room), repeated: true }
+  return postInto(models, input, room)
 }
 
 // A text message written into a room the caller has checked (a bot's), with its announcement;

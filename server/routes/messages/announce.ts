@@ -57,3 +57,10 @@ export function announceMessage(
   app.messageListeners.created({ message, room, creator, origin: context.origin, triggersWebhooks: options.triggersWebhooks ?? true })
   return stream
 }
+
+// The answer to a post that repeated a stored one (a retry whose first try did arrive): the same
+// Turbo Stream the first post was answered with, for the poster only. Nothing is broadcast,
+// counted unread or handed to the listeners again.
+export function repeatedMessageStream(app: FastifyInstance, request: FastifyRequest, room: RoomRow, announcement: Announcement): string {
+  return turboStream('append', app.helpers.roomDomId(room, 'messages'), app.messageRenderer.render(announcement.display, app.outgoingOrigin(request)))
+}

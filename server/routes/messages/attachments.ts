@@ -3,7 +3,8 @@ import { rm } from 'node:fs/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../config.ts'
 import type { MessageRow } from '../../models/message.ts'
-import { postMessage, postMessageWithAttachment } from '../../models/message/posting.ts'
+import { announcementOf, postMessage, postMessageWithAttachment, repeatOf, type Announcement } from '../../models/message/posting.ts'
+import type { RoomRow } from '../../models/room.ts'
 import { prepareAttachment, recordDerivatives, recordPreview, removePrepared, type PreparedAttachment } from './attachment-processing.ts'
 import { BodyError, composeBody } from './body.ts'
 import { CLIENT_MESSAGE_ID } from './message-scoped.ts'
@@ -13,14 +14,16 @@ import { readMultipart, UploadRefused, type MultipartMessage } from './multipart
 // thumbnail made from it, then the message and its attachment are written together, then the
 // thumbnail's variant record, all before the message is answered or announced (as
 // create_with_attachment! processes it synchronously); a refused post leaves no file behind.
-// Answers with the new message, or with the reply once an error has been sent.
+// Answers with the new message, or with the reply once an error has been sent. A post that repeats
+// the person's client_message_id (a retry) writes nothing, keeps no file, and answers the stored
+// message with what its announcement shows (`repeated`); in another room it is a 409.
 export async function postWithAttachment(
   app: FastifyInstance,
   config: Config,
   request: FastifyRequest,
   reply: FastifyReply,
-  room: { id: number },
-): Promise<{ message: MessageRow } | { error: FastifyReply }> {
+  room: RoomRow,
+): Promise<{ message: MessageRow; room: RoomRow; repeated?: Announcement } | { error: FastifyReply }> {
   let message: MultipartMessage
   try {
     message = await readMultipart(request, config)
@@ -46,16 +49,33 @@ export async function postWithAttachment(
     return { error: reply.sendError(422, error.message) }
   }
   const input = { roomId: room.id, creatorId: request.user!.id, clientMessageId, ...body, plainText: body.plainText.trim() || filename }
+  const stored = app.store.read((m) => repeatOf(m, input))
+  if (stored) {
+    await cleanup()
+    if (stored === 'elsewhere') return { error: reply.sendError(409, 'That message id is already yours in another room.') }
+    return { message: stored, room, repeated: app.store.read((m) => announcementOf(m, stored, room)) }
+  }
   let prepared: PreparedAttachment | null = null
-  let created: MessageRow
+  let created: MessageRow | { repeat: MessageRow }
   try {
     prepared = upload ? await prepareAttachment(app, config.filesPath, upload, filename) : null
     const attachment = prepared
-    created = await app.store.write((m) => (attachment ? postMessageWithAttachment(m, input, attachment.blob, (models, blobId) => recordPreview(models, blobId, attachment)) : postMessage(m, input)))
+    // Checked again in the writing transaction: the same retry may have arrived twice at once.
+    created = await app.store.write((m) => {
+      const repeat = repeatOf(m, input)
+      if (repeat === 'elsewhere') throw new Error('unreachable: checked above')
+      if (repeat) return { repeat }
+      return attachment ? postMessageWithAttachment(m, input, attachment.blob, (models, blobId) => recordPreview(models, blobId, attachment)) : postMessage(m, input)
+    })
   } catch (error) {
     await (prepared ? removePrepared(prepared) : cleanup())
     throw error
   }
+  if ('repeat' in created) {
+    const stored = created.repeat
+    await (prepared ? removePrepared(prepared) : cleanup())
+    return { message: stored, room, repeated: app.store.read((m) => announcementOf(m, stored, room)) }
+  }
   if (prepared) await recordDerivatives(app, created, prepared)
-  return { message: created }
+  return { message: created, room }
 }

@@ -5,7 +5,7 @@ import { postMessageAsMember } from '../../models/message/posting.ts'
 import { field } from '../../plugins/body.ts'
 import { TURBO_STREAM_TYPE } from '../../rendering/turbo-streams.ts'
 import { positiveId, roomFor, wantsTurboStream } from '../room-scoped.ts'
-import { announceNewMessage } from './announce.ts'
+import { announceNewMessage, repeatedMessageStream } from './announce.ts'
 import { postWithAttachment } from './attachments.ts'
 import { BodyError, composeBody } from './body.ts'
 import { CLIENT_MESSAGE_ID, type MessageParams } from './message-scoped.ts'
@@ -18,6 +18,8 @@ import { CLIENT_MESSAGE_ID, type MessageParams } from './message-scoped.ts'
 // A form post reads nothing before its write: the room is found, the message written and what
 // its announcement shows read back, all in one transaction on the writer's connection. A room
 // that is not the person's is a 404 whatever the body; a refused body is a 422 only to a member.
+// A post that repeats the person's client_message_id in the same room (a retry) is answered with
+// the stored message, as the first one was, and writes nothing; in another room it is a 409.
 export function create(app: FastifyInstance, config: Config) {
   const roomNotFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(app.renderPartial('/messages/room_not_found'))
 
@@ -31,6 +33,7 @@ export function create(app: FastifyInstance, config: Config) {
       const result = await postWithAttachment(app, config, request, reply, room)
       if ('error' in result) return result.error
       request.endPhase('write')
+      if (result.repeated) return answer(request, reply, room.id, repeatedMessageStream(app, request, result.room, result.repeated))
       return answer(request, reply, room.id, announceNewMessage(app, request, room, result.message, user))
     }
 
@@ -49,10 +52,14 @@ export function create(app: FastifyInstance, config: Config) {
     request.endPhase('body')
     const posted = await app.store.write((m) => postMessageAsMember(m, { roomId, creatorId: user.id, clientMessageId, ...body }))
     if (!posted) return roomNotFound(reply)
+    if (posted === 'elsewhere') return reply.sendError(409, CLASH)
     request.endPhase('write')
+    if (posted.repeated) return answer(request, reply, roomId, repeatedMessageStream(app, request, posted.room, posted.announcement))
     return answer(request, reply, roomId, announceNewMessage(app, request, posted.room, posted.message, user, {}, posted.announcement))
   }
 }
+
+export const CLASH = 'That message id is already yours in another room.'
 
 // The Turbo Stream that appends the message, or back to the room for a plain form.
 function answer(request: FastifyRequest, reply: FastifyReply, roomId: number, stream: string): FastifyReply {

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createModels } from '../../../server/models/index.ts'
-import { announcementOf, postMessageAsMember, postMessageIn } from '../../../server/models/message/posting.ts'
+import { announcementOf, postMessageAsMember, postMessageIn, type PostedMessage } from '../../../server/models/message/posting.ts'
 import type { NewMessage } from '../../../server/models/message.ts'
 import { rooms, users } from '../../fixtures.ts'
 import { fixtureDatabase, memberIds } from '../room/fixture-database.ts'
@@ -26,10 +26,27 @@ test('posting as a member answers null and writes nothing when the room is not o
   assert.deepEqual(db.prepare('SELECT updated_at, content_version FROM rooms WHERE id = ?').get(rooms.watercooler.id), roomBefore)
 })
 
+test('a post that repeats a person’s client_message_id answers the stored message and writes nothing; in another room it is refused', (t) => {
+  const db = fixtureDatabase(t)
+  const models = createModels(db)
+  const first = input(HQ, users.jz.id, 'once')
+  const posted = db.transaction(() => postMessageAsMember(models, first)).immediate() as PostedMessage
+  const before = counts(db)
+  const again = db.transaction(() => postMessageAsMember(models, { ...first, body: '<div>twice</div>', plainText: 'twice' })).immediate() as PostedMessage
+  assert.equal(again.repeated, true)
+  assert.equal(again.message.id, posted.message.id)
+  assert.deepEqual(counts(db), before)
+  assert.equal(db.transaction(() => postMessageAsMember(models, { ...first, roomId: rooms.pets.id })).immediate(), 'elsewhere')
+  // Another person may use the same id.
+  const theirs = db.transaction(() => postMessageAsMember(models, { ...first, creatorId: users.david.id })).immediate() as PostedMessage
+  assert.notEqual(theirs.message.id, posted.message.id)
+  assert.throws(() => db.prepare('INSERT INTO messages (room_id, creator_id, client_message_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(HQ, users.jz.id, first.clientMessageId, 'x', 'x'), /UNIQUE/)
+})
+
 test('a member’s post comes back with its room, its stored presentation_version and the room’s members', (t) => {
   const db = fixtureDatabase(t)
   const models = createModels(db)
-  const posted = db.transaction(() => postMessageAsMember(models, input(HQ, users.jz.id, 'hello')))!.immediate()!
+  const posted = db.transaction(() => postMessageAsMember(models, input(HQ, users.jz.id, 'hello'))).immediate() as PostedMessage
   assert.equal(posted.room.id, HQ)
   assert.equal(posted.room.name, 'HQ')
   const stored = db.prepare('SELECT presentation_version FROM messages WHERE id = ?').pluck().get(posted.message.id)
@@ -49,7 +66,7 @@ for (const [name, roomId, creatorId] of [
   test(`what a new post's transaction reads for its announcement is what a fresh load of it gives, in ${name}`, (t) => {
     const db = fixtureDatabase(t)
     const models = createModels(db)
-    const posted = db.transaction(() => postMessageAsMember(models, input(roomId, creatorId, 'same <b>either</b> way')))!.immediate()!
+    const posted = db.transaction(() => postMessageAsMember(models, input(roomId, creatorId, 'same <b>either</b> way'))).immediate() as PostedMessage
     const fresh = announcementOf(models, models.messages.find(posted.message.id)!, models.rooms.findForUser(roomId, creatorId)!)
     const { room: postedRoom, ...postedRest } = posted.announcement.display
     const { room: freshRoom, ...freshRest } = fresh.display

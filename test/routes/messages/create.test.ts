@@ -58,3 +58,21 @@ test('a post without the Turbo Stream accept header is redirected to its room, a
   assert.equal(response.headers.location, `/rooms/${rooms.hq.id}`)
   assert.equal(value<string>(app, 'SELECT client_message_id FROM messages WHERE client_message_id = ?', 'plain01'), 'plain01')
 })
+
+test('a post that repeats its client_message_id (a retry) is answered as the first one was, and stored once', async (t) => {
+  const { app } = await buildTestApp(t)
+  const cookie = await signIn(app, 'david')
+  const first = await post(app, cookie, rooms.hq.id, 'said once', 'retry-01')
+  const again = await post(app, cookie, rooms.hq.id, 'said once', 'retry-01')
+  assert.equal(first.statusCode, 200)
+  assert.equal(again.statusCode, 200)
+  assert.equal(again.headers['content-type'], first.headers['content-type'])
+  assert.equal(again.body, first.body)
+  assert.equal(value<number>(app, "SELECT count(*) FROM messages WHERE client_message_id = 'retry-01'"), 1)
+  assert.equal(value<number>(app, "SELECT count(*) FROM message_search_index WHERE body = 'said once'"), 1)
+  // The same id from another person is their own message; from the same person in another room, a clash.
+  assert.equal((await post(app, await signIn(app, 'kevin'), rooms.hq.id, 'mine too', 'retry-01')).statusCode, 200)
+  const elsewhere = await post(app, cookie, rooms.pets.id, 'said once', 'retry-01')
+  assert.equal(elsewhere.statusCode, 409)
+  assert.equal(value<number>(app, "SELECT count(*) FROM messages WHERE client_message_id = 'retry-01'"), 2)
+})
