@@ -252,7 +252,7 @@ export function readWebConcurrency(env: Env = process.env): number {
 function readCache(env: Env): CacheConfig {
   const pageMbRaw = env.CAMPFIRE_PAGE_CACHE_MB ?? env.CAMPFIRE_RESPONSE_CACHE_MB
   const pageMb = readMegabytes('CAMPFIRE_PAGE_CACHE_MB', pageMbRaw, 64)
-  const perPersonKb = pageMbRaw?.trim() ? 0 : readMegabytes('CAMPFIRE_PAGE_CACHE_KB_PER_PERSON', env.CAMPFIRE_PAGE_CACHE_KB_PER_PERSON, 64, 'kilobytes')
+  const perPersonKb = pageMbRaw?.trim() ? 0 : readMegabytes('CAMPFIRE_PAGE_CACHE_KB_PER_PERSON', env.CAMPFIRE_PAGE_CACHE_KB_PER_PERSON, 0, 'kilobytes')
   const fragmentMb = readMegabytes('CAMPFIRE_FRAGMENT_CACHE_MB', env.CAMPFIRE_FRAGMENT_CACHE_MB, 32)
   const pageCache = readChoice('CAMPFIRE_PAGE_CACHE', env.CAMPFIRE_PAGE_CACHE, ['on', 'off'] as const, 'on') === 'on' && pageMb > 0
   const fragmentKeys = fragmentMb > 0 ? readChoice('CAMPFIRE_FRAGMENT_KEYS', env.CAMPFIRE_FRAGMENT_KEYS, ['shared', 'viewer', 'off'] as const, 'shared') : 'off'

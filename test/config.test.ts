@@ -146,16 +146,19 @@ test('the caches default to shared, version-keyed fragments and a relevance-awar
     fragmentKeys: 'shared',
     fragmentKeySource: 'version',
     pageCacheBytes: 64 * 1024 * 1024,
-    pageCacheBytesPerPerson: 64 * 1024,
+    pageCacheBytesPerPerson: 0,
     fragmentCacheBytes: 32 * 1024 * 1024,
   })
 })
 
-test('the page cache grows with the people there are unless its budget is set outright', (t) => {
+test('the page cache is 64 MB however many people there are, and grows with them only when asked to', (t) => {
   const base = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: 'x'.repeat(64) }
   const automatic = loadConfig(base).cache
-  assert.equal(pageCacheBudget(automatic, () => 50), 64 * 1024 * 1024, 'a small team gets the floor')
-  assert.equal(pageCacheBudget(automatic, () => 3000), 3000 * 64 * 1024, 'three thousand people get 64 KB each')
+  assert.equal(pageCacheBudget(automatic, () => 50), 64 * 1024 * 1024)
+  assert.equal(pageCacheBudget(automatic, () => 5000), 64 * 1024 * 1024, 'five thousand people share the same 64 MB')
+  const grown = loadConfig({ ...base, CAMPFIRE_PAGE_CACHE_KB_PER_PERSON: '64' }).cache
+  assert.equal(pageCacheBudget(grown, () => 50), 64 * 1024 * 1024, 'a small team gets the floor')
+  assert.equal(pageCacheBudget(grown, () => 3000), 3000 * 64 * 1024, 'three thousand people get 64 KB each')
   const perPerson = loadConfig({ ...base, CAMPFIRE_PAGE_CACHE_KB_PER_PERSON: '128' }).cache
   assert.equal(pageCacheBudget(perPerson, () => 3000), 3000 * 128 * 1024)
   let counted = false
