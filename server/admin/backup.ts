@@ -7,10 +7,9 @@
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import { storageLocation } from '../config.ts'
 import { blobPath } from '../lib/files.ts'
 import { backupFolderName, copyFiles, integrityOf, MANIFEST, megabytes, openLiveForReading, type Manifest } from './support/backup-folder.ts'
-import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
+import { fail, readCommandLine, STORAGE_NOTES, scriptStorage } from './support/command-line.ts'
 
 const NAME = 'backup'
 const EVERY_PAGE = 0x7fffffff
@@ -28,7 +27,7 @@ const { values } = readCommandLine({
   notes: STORAGE_NOTES + '\nSECRET_KEY_BASE and the VAPID keys set in the environment are not in the backup: keep them with it.',
 })
 
-const location = storageLocation()
+const location = scriptStorage(NAME)
 if (!existsSync(location.databasePath)) fail(NAME, `there is no database at ${location.databasePath} (set CAMPFIRE_STORAGE_PATH and RAILS_ENV as for the server)`)
 
 const parent = resolve(values.to ?? join(location.storagePath, 'backups'))

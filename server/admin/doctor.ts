@@ -6,12 +6,11 @@
 // row names it on a second look just before it goes; only names the storage layout writes are
 // ever deleted (lib/stored-files.ts).
 import { existsSync } from 'node:fs'
-import { storageLocation } from '../config.ts'
 import { removeBlobFiles } from '../lib/files.ts'
 import { removeStrayFiles, strayFiles } from '../lib/stored-files.ts'
 import { blobs } from '../models/blob.ts'
 import { openConnection } from '../models/database.ts'
-import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
+import { fail, readCommandLine, STORAGE_NOTES, scriptStorage } from './support/command-line.ts'
 
 const NAME = 'doctor'
 
@@ -26,7 +25,7 @@ const { values } = readCommandLine({
   notes: STORAGE_NOTES + '\nExample: npm run doctor -- --fix',
 })
 
-const location = storageLocation()
+const location = scriptStorage(NAME)
 if (!existsSync(location.databasePath)) fail(NAME, `there is no database at ${location.databasePath} (set CAMPFIRE_STORAGE_PATH and RAILS_ENV as for the server)`)
 const db = openConnection(location.databasePath)
 const files = blobs(db)

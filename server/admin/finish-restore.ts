@@ -6,10 +6,9 @@
 // folder backed up without the hook) nothing changes.
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import { storageLocation } from '../config.ts'
 import { DatabaseInUse, holdDatabaseAlone, holdDatabaseAloneIfPresent, type DatabaseLock } from '../lib/database-lock.ts'
 import { integrityOf, openReadOnly } from './support/backup-folder.ts'
-import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
+import { fail, readCommandLine, STORAGE_NOTES, scriptStorage } from './support/command-line.ts'
 
 const NAME = 'finish-restore'
 let lock: DatabaseLock | null = null
@@ -25,7 +24,7 @@ readCommandLine({
   notes: STORAGE_NOTES + '\nRun it before the server starts on the restored folder.',
 })
 
-const location = storageLocation()
+const location = scriptStorage(NAME)
 // Never beside a running server: it would go on writing to the file this replaces, and what it
 // acknowledged from then on would be lost. Held until the script exits.
 holdAlone(false)

@@ -3,7 +3,7 @@
 // their times, reactions as boosts, files as attachments. It can run while the server is up.
 // Running it again adds only what is new; --dry-run reads everything and writes nothing.
 import { existsSync } from 'node:fs'
-import { keepGeneratedSecret, loadConfig, storageLocation } from '../config.ts'
+import { keepGeneratedSecret } from '../config.ts'
 import { RailsSigning } from '../lib/rails/signing.ts'
 import { migrate, openConnection, readMigrations } from '../models/database.ts'
 import { projectPath } from '../lib/paths.ts'
@@ -13,7 +13,7 @@ import { exportRoot, openExport, UnreadableExport, UnsafeExport } from './slack/
 import { importSlack } from './slack/import.ts'
 import { progressOn } from './slack/progress.ts'
 import { ImportReport } from './slack/report.ts'
-import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
+import { fail, readCommandLine, STORAGE_NOTES, scriptConfig, scriptStorage } from './support/command-line.ts'
 
 const NAME = 'import:slack'
 
@@ -37,7 +37,7 @@ const { values } = readCommandLine({
 })
 
 if (!values.from) fail(NAME, '--from EXPORT is required: the Slack export zip or its folder')
-const location = storageLocation()
+const location = scriptStorage(NAME)
 if (!existsSync(location.databasePath)) fail(NAME, `there is no database at ${location.databasePath}: start the server once first (it sets up the account), with the same CAMPFIRE_STORAGE_PATH and RAILS_ENV`)
 
 let source
@@ -48,7 +48,7 @@ try {
   throw error
 }
 
-const config = loadConfig()
+const config = scriptConfig(NAME)
 // What is signed with it (avatars' links) must verify once the server starts on this folder.
 if (!values['dry-run']) keepGeneratedSecret(config)
 const log = { error: (details: object, message: string) => void process.stderr.write(`${message} ${JSON.stringify(details)}\n`), warn: (details: object, message: string) => void process.stderr.write(`${message} ${JSON.stringify(details)}\n`) }

@@ -7,9 +7,8 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import { storageLocation } from '../config.ts'
 import { integrityOf, openLiveForReading } from './support/backup-folder.ts'
-import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
+import { fail, readCommandLine, STORAGE_NOTES, scriptStorage } from './support/command-line.ts'
 
 const NAME = 'prepare-backup'
 const EVERY_PAGE = 0x7fffffff
@@ -25,7 +24,7 @@ readCommandLine({
   notes: STORAGE_NOTES,
 })
 
-const location = storageLocation()
+const location = scriptStorage(NAME)
 if (!existsSync(location.databasePath)) fail(NAME, `there is no database at ${location.databasePath} (set CAMPFIRE_STORAGE_PATH and RAILS_ENV as for the server)`)
 
 const folder = join(location.storagePath, 'backups')

@@ -4,14 +4,13 @@
 // The person stays signed in where they are, as after changing the password on their profile
 // (upstream does the same); --sign-out ends every session they have, for a password that leaked.
 import { existsSync, fstatSync, readFileSync } from 'node:fs'
-import { storageLocation } from '../config.ts'
 import { alphanumeric } from '../lib/tokens.ts'
 import { openConnection } from '../models/database.ts'
 import { sessions } from '../models/session.ts'
 import { profiles } from '../models/user/profile.ts'
 import { users } from '../models/user.ts'
 import hashPassword from '../workers/password.ts'
-import { fail, readCommandLine, STORAGE_NOTES } from './support/command-line.ts'
+import { fail, readCommandLine, STORAGE_NOTES, scriptStorage } from './support/command-line.ts'
 
 const NAME = 'reset-password'
 // What the sign-up and profile forms take.
@@ -35,7 +34,7 @@ const { values, positionals } = readCommandLine({
 })
 
 const email = positionals[0]!
-const location = storageLocation()
+const location = scriptStorage(NAME)
 if (!existsSync(location.databasePath)) fail(NAME, `there is no database at ${location.databasePath} (set CAMPFIRE_STORAGE_PATH and RAILS_ENV as for the server)`)
 
 const given = values.stdin || stdinIsPiped() ? readPassword() : null

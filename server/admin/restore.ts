@@ -5,11 +5,11 @@
 // a server pointed at a half-restored folder finds no database rather than one without files.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { storageLocation, type StorageLocation } from '../config.ts'
+import type { StorageLocation } from '../config.ts'
 import { DatabaseInUse, holdDatabaseAlone, holdDatabaseAloneIfPresent, type DatabaseLock } from '../lib/database-lock.ts'
 import { listFiles } from '../lib/files.ts'
 import { BackupProblem, copyFiles, integrityOf, megabytes, openReadOnly, readManifest, type Manifest } from './support/backup-folder.ts'
-import { fail, readCommandLine, STORAGE_NOTES, usageError } from './support/command-line.ts'
+import { fail, readCommandLine, STORAGE_NOTES, usageError, scriptStorage } from './support/command-line.ts'
 import { ReplicaProblem, restoreFromReplica } from './support/replica-restore.ts'
 import { redacted } from '../litestream/binary.ts'
 
@@ -42,7 +42,7 @@ if (replicaUrl === undefined && positionals[0] === undefined) usageError(NAME, '
 if (replicaUrl !== undefined && positionals[0] !== undefined) usageError(NAME, 'takes BACKUP or --from-replica URL, not both')
 if (values.timestamp !== undefined && replicaUrl === undefined) usageError(NAME, '--timestamp goes with --from-replica')
 if (replicaUrl !== undefined) {
-  const target = storageLocation(values.to === undefined ? process.env : { ...process.env, CAMPFIRE_STORAGE_PATH: values.to })
+  const target = scriptStorage(NAME, values.to === undefined ? process.env : { ...process.env, CAMPFIRE_STORAGE_PATH: values.to })
   holdAlone(target)
   const present = ['', '-wal', '-shm', '-journal'].map((suffix) => target.databasePath + suffix).filter((path) => existsSync(path))
   if (present.length > 0) fail(NAME, `refusing to overwrite ${target.storagePath}: ${present.map((path) => `${path} exists`).join('; ')}. Nothing was written; restore into an empty storage folder.`)
@@ -71,7 +71,7 @@ try {
 const backupSecret = join(backup, 'secret_key_base')
 if (manifest.secretKeyBase && !existsSync(backupSecret)) fail(NAME, `${backup} should hold secret_key_base and does not; nothing was written`)
 
-const target = storageLocation(values.to === undefined ? process.env : { ...process.env, CAMPFIRE_STORAGE_PATH: values.to })
+const target = scriptStorage(NAME, values.to === undefined ? process.env : { ...process.env, CAMPFIRE_STORAGE_PATH: values.to })
 holdAlone(target)
 const problems = [
   ...['', '-wal', '-shm', '-journal'].map((suffix) => target.databasePath + suffix).filter((path) => existsSync(path)).map((path) => `${path} exists`),

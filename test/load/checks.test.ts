@@ -210,6 +210,7 @@ test('the node flags a benchmark starts the server with are read from the checko
   }
   assert.deepEqual(startingWith('npm run build && node --max-old-space-size=512 --trace-gc dist/main.js'), ['--max-old-space-size=512', '--trace-gc'])
   assert.deepEqual(startingWith('node dist/main.js'), [])
+  assert.deepEqual(startingWith('node server/build/start.mjs build -- node --enable-source-maps --max-semi-space-size=8 dist/main.js'), ['--enable-source-maps', '--max-semi-space-size=8'], 'through the launcher')
   assert.equal(startingWith('NODE_ENV=x node -r ./hook.js dist/main.js'), null, 'a shape it cannot read is said to be one')
 })
 

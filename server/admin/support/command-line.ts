@@ -3,6 +3,7 @@
 // description (exit 0), and stops at an unknown option or a missing argument (exit 2), before
 // the script reads or writes anything. fail() is how a script stops on a problem it found (exit 1).
 import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig, storageLocation, type Config, type StorageLocation } from '../../config.ts'
 
 export interface AdminOption {
   type: 'string' | 'boolean'
@@ -102,4 +103,24 @@ export function usageError(name: string, message: string): never {
 export function fail(name: string, message: string): never {
   process.stderr.write(`${name}: ${message}\n`)
   process.exit(1)
+}
+
+// Where the server keeps the database and files, as it finds them; a setting it would refuse (a
+// RAILS_ENV that is a path) stops the script in one line, before anything is read or written.
+export function scriptStorage(name: string, env: NodeJS.ProcessEnv = process.env): StorageLocation {
+  return orFail(name, () => storageLocation(env))
+}
+
+// The server's whole configuration, for a script that acts as the server would (the Slack import).
+export function scriptConfig(name: string): Config {
+  return orFail(name, () => loadConfig())
+}
+
+function orFail<T>(name: string, read: () => T): T {
+  try {
+    return read()
+  } catch (error) {
+    if (error instanceof ConfigError) fail(name, error.message)
+    throw error
+  }
 }

@@ -156,7 +156,8 @@ export function startFlags(serverDir: string): string[] | null {
   } catch {
     return null
   }
-  const match = /(?:^|&&\s*)node((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/main\.js(?:\s|$)/.exec(start)
+  // `npm run build && node … dist/main.js`, or a launcher's `… -- node … dist/main.js`.
+  const match = /(?:^|&&\s*|\s--\s+)node((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/main\.js(?:\s|$)/.exec(start)
   return match ? match[1]!.trim().split(/\s+/).filter(Boolean) : null
 }
 
