@@ -13,7 +13,7 @@ const SCRIPTS: [string, string[]][] = [
   ['finish-restore', []],
   ['prepare-backup', []],
   ['reset-password', ['david@37signals.com']],
-  ['restore', ['some-backup']],
+  ['restore', ['--from-replica', 'file:///nonexistent-replica']],
   ['import-slack', ['--from', 'export.zip']],
 ]
 

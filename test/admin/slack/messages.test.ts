@@ -81,7 +81,7 @@ test('an old integration-heavy export keeps every message, and each reads in the
   assert.match(pullRequest!, /<time datetime="2016-03-01T10:00:00\.000Z">/, 'the footer keeps the attachment\'s time')
   assert.doesNotMatch(pullRequest!, /Ignore|Pull request submitted: #12/, 'a button without a link, and the fallback of an attachment that shows more, are left out')
   assert.doesNotMatch(build!, /<strong>passed/, 'an attachment whose mrkdwn_in leaves out its text is not formatted, as in Slack')
-  assert.match(deploy!, /<h3>Deploy 🚀 v2\.3<\/h3>.*<hr>/s)
+  assert.match(deploy!, /<h6>Deploy 🚀 v2\.3<\/h6>.*<hr>/s)
   assert.match(plan!, /<ul><li>first<\/li><li>second<ul><li>nested<\/li><\/ul><\/li><\/ul><ol><li>one<\/li><\/ol><blockquote>quoted <strong>words<\/strong><\/blockquote><pre>/, 'an indented list nests in the item above it')
   assert.doesNotMatch(plan!, /fallback|\*bold\*/, 'the blocks are shown instead of the text Slack kept beside them')
 
