@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { chromiumAvailable, DESKTOP, launchBrowser, openTab, PHONE, screenshot, sendMessage, signIn, waitUntilLive } from './support/browser.ts'
 import { startCampfire } from './support/campfire.ts'
 
@@ -37,9 +37,9 @@ describe('the details of the page, in a real browser', { skip: !chromiumAvailabl
       await mine.locator('.message__options-btn').click()
       const menu = mine.locator('.message__actions-menu')
       await menu.waitFor()
-      const area = (await page.locator('#message-area .messages').boundingBox())!
-      assert.ok(inside((await mine.locator('.message__options-btn').boundingBox())!, area), 'the … button is in view')
-      assert.ok(inside((await menu.boundingBox())!, area), `the menu is in view (${JSON.stringify(await menu.boundingBox())} in ${JSON.stringify(area)})`)
+      const area = (await settledBox(page.locator('#message-area .messages')))
+      assert.ok(inside((await settledBox(mine.locator('.message__options-btn'))), area), 'the … button is in view')
+      assert.ok(inside((await settledBox(menu)), area), `the menu is in view (${JSON.stringify(await menu.boundingBox())} in ${JSON.stringify(area)})`)
       await screenshot(page, `own-message-menu-desktop-${colorScheme}`)
       assert.deepEqual(tab.problems, [])
       await tab.context.close()
@@ -66,10 +66,10 @@ describe('the details of the page, in a real browser', { skip: !chromiumAvailabl
           for (const [typed, name, count] of [['Jason F', 'Jason Fried', 1], ['Kev', 'Kevin McConnell', 2], ['Zimd', 'Jason Zimdars', 3]] as const) {
             await pick(page, scope, typed, name)
             if (count < 2) continue
-            const start = (await page.locator(`${scope} .btn--start-ping`).boundingBox())!
+            const start = (await settledBox(page.locator(`${scope} .btn--start-ping`)))
             for (const chip of await page.locator(`${scope} .autocomplete__pill`).all()) {
-              const remove = (await chip.locator('button').boundingBox())!
-              assert.ok(inside(remove, (await chip.boundingBox())!), `${await chip.innerText()}: the remove button is inside its chip`)
+              const remove = (await settledBox(chip.locator('button')))
+              assert.ok(inside(remove, (await settledBox(chip))), `${await chip.innerText()}: the remove button is inside its chip`)
               assert.ok(!overlap(remove, start), `${await chip.innerText()}: the remove button is clear of Start Ping`)
             }
             await screenshot(page, `new-ping-${count}-people-${place}-${width}-${colorScheme}`)
@@ -104,7 +104,7 @@ describe('the details of the page, in a real browser', { skip: !chromiumAvailabl
         await faces.nth(1).waitFor()
         assert.equal(await faces.count(), 2)
         for (const face of await faces.all()) {
-          const box = (await face.boundingBox())!
+          const box = await settledBox(face)
           assert.ok(Math.abs(box.width - box.height) < 1, `a round face, not an ellipse (${box.width}×${box.height})`)
           assert.ok(box.width >= 20, `large enough for its initials (${box.width} px)`)
         }
@@ -128,8 +128,8 @@ describe('the details of the page, in a real browser', { skip: !chromiumAvailabl
           await page.goto(`/rooms/directs/${campfire.labels[`rooms.${ping}`]}/edit`)
           await page.getByRole('heading', { level: 1, name: /^Ping with / }).waitFor()
           for (const card of await page.locator('.ping-member').all()) {
-            const face = (await card.locator('img').boundingBox())!
-            const box = (await card.boundingBox())!
+            const face = (await settledBox(card.locator('img')))
+            const box = (await settledBox(card))
             assert.ok(face.width >= 80 && face.width >= box.width * 0.3, `a large face (${face.width} px in a ${box.width} px card)`)
           }
           await screenshot(page, `ping-settings-${ping}-${width}-${colorScheme}`)
@@ -153,8 +153,8 @@ describe('the details of the page, in a real browser', { skip: !chromiumAvailabl
           await page.goto(path)
           const everyone = page.locator('.room-access__everyone')
           const person = page.locator('.room-access__person:not(.room-access__everyone)').first()
-          const [icon, face] = [(await everyone.locator('.avatar').boundingBox())!, (await person.locator('.avatar').first().boundingBox())!]
-          const [word, name_] = [(await everyone.locator('.room-access__name').boundingBox())!, (await person.locator('.room-access__name').boundingBox())!]
+          const [icon, face] = [(await settledBox(everyone.locator('.avatar'))), (await settledBox(person.locator('.avatar').first()))]
+          const [word, name_] = [(await settledBox(everyone.locator('.room-access__name'))), (await settledBox(person.locator('.room-access__name')))]
           assert.ok(Math.abs(icon.x - face.x) <= 1 && Math.abs(icon.width - face.width) <= 1, `${name}: the icon sits where the faces are (${icon.x} vs ${face.x})`)
           assert.ok(Math.abs(word.x - name_.x) <= 1, `${name}: "Everyone" starts where the names do (${word.x} vs ${name_.x})`)
           await screenshot(page, `everyone-row-${name}-${width}-${colorScheme}`)
@@ -210,3 +210,12 @@ describe('the details of the page, in a real browser', { skip: !chromiumAvailabl
     }
   })
 })
+
+// The element's box once it has one: the sidebar's reload on connecting may be replacing it.
+async function settledBox(element: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+  for (const started = Date.now(); Date.now() - started < 10_000; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    const box = await element.boundingBox().catch(() => null)
+    if (box) return box
+  }
+  throw new Error('the element never had a box')
+}

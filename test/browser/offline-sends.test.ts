@@ -69,7 +69,7 @@ describe('sending without a connection', { skip: !chromiumAvailable() && 'chromi
     await waitUntilLive(page)
     assert.equal(await shown(page, 'Sent in a tunnel'), 1, 'shown once after another reload')
     assert.equal(await page.evaluate('Object.keys(localStorage).filter((key) => key.startsWith("campfire:unsent:")).length'), 0, 'nothing left unsent')
-    assert.deepEqual(tab.problems.filter((problem) => !/ERR_INTERNET_DISCONNECTED|net::|Failed to load resource|WebSocket/.test(problem)), [])
+    assert.deepEqual(tab.problems.filter((problem) => !/ERR_INTERNET_DISCONNECTED|net::|Failed to load resource|WebSocket|TypeError: Failed to fetch/.test(problem)), [])
   })
 
   test('a refused send offers Retry; a retry across a reconnect, whose first try did arrive, is stored once', async (t) => {

@@ -6,6 +6,8 @@ import type { SuggestionSelectElement } from '../lib/suggestion_elements.ts'
 
 interface Person { name: string; value: number; avatar_url: string }
 
+const LIST_GRACE_MS = 1_000
+
 // Picking people for a new Ping: type to search (debounced), choose with the arrow keys and
 // Enter or a click; each choice becomes a pill and an option of the hidden <select>, and
 // Backspace in the empty field removes the last pill. The suggestions are upstream's
@@ -25,14 +27,15 @@ export default class AutocompleteController extends Controller<HTMLElement> {
 
   search = debounce(() => void this.load(), 300)
 
-  // A move (the sidebar reloading around an open picker) reconnects the element straight away:
-  // the results shown stay then. Only a picker gone for good loses its list.
+  // A move (the sidebar reloading around an open picker) takes the element out of the page while
+  // Turbo renders the fresh frame, which can take a few animation frames, and puts it back: the
+  // results shown stay then. Only a picker still out of the page a moment later loses its list.
   disconnect(): void {
-    queueMicrotask(() => {
+    setTimeout(() => {
       if (this.element.isConnected) return
       this.list?.remove()
       this.list = null
-    })
+    }, LIST_GRACE_MS)
   }
 
   didPressKey(event: KeyboardEvent): void {
