@@ -105,6 +105,8 @@ const UNDO_MIGRATIONS = `DROP INDEX campfire_index_rooms_on_created_at_and_id;
   DROP TABLE campfire_email_notifications;
   DROP TABLE campfire_email_preferences;
   DROP TABLE slack_import_records;
+  DROP INDEX campfire_index_messages_on_creator_and_client_message_id;
+  ALTER TABLE messages DROP COLUMN campfire_repeat_of;
   PRAGMA user_version = ${UNDONE_TO};`
 
 // labels.json's values: ids, and the strings (emails, tokens) beside them.
