@@ -47,6 +47,7 @@ function keepPicker(frame: HTMLElement, event: FrameRenderEvent): void {
   event.detail.render = (current, next) => {
     const picker = frame.querySelector<HTMLElement>(PICKER)
     if (!picker) return render(current, next)
+    markLoaded(picker)
     // Taking the picker out of the page for the swap blurs it: whoever is typing in it keeps
     // their caret.
     const restore = keepFocus(picker)
@@ -60,6 +61,16 @@ function keepPicker(frame: HTMLElement, event: FrameRenderEvent): void {
   if (!loading || loading.querySelector('.directs--new')) return
   event.preventDefault()
   void pickerSettled(loading).then(() => event.detail.resume())
+}
+
+// A picker whose content is in, but whose load Turbo has not yet finished (it marks the frame
+// `complete` a few repaints after putting the content in, which on a busy machine is seconds),
+// would load again once moved: Turbo starts the load of any frame that comes back into the page
+// without `complete`. That second copy would arrive later and replace what is being typed and who
+// has been chosen (a "Start Ping" then submits an empty form and goes nowhere). Its load has
+// arrived, so it is marked complete before the move; Turbo's own render finishes it as before.
+function markLoaded(picker: HTMLElement): void {
+  if (picker.hasAttribute('src') && !picker.hasAttribute('complete') && picker.querySelector('.directs--new')) picker.setAttribute('complete', '')
 }
 
 // The picker's load has rendered, failed, or taken PICKER_WAIT_MS.
