@@ -48,6 +48,7 @@ const EXPECTED: Record<string, Record<string, string | null>> = {
   'bench:webhooks': { bots: '100', posts: '200', warmup: '50', receiver: 'hang', 'server-dir': null, out: 'tmp/bench', 'no-pin': null, tsx: null },
   'bench:push': { subscribers: '1000', posts: '100', 'interval-ms': '200', modes: 'none,hang,accept', out: 'tmp/bench', 'no-pin': null },
   'bench:uploads': { uploads: '20', megapixels: '12', uploaders: '2', route: 'room_show', clients: '16', warmup: '5', duration: '10', 'server-dir': null, out: 'tmp/bench', 'no-pin': null, tsx: null },
+  'bench:cold-start': { runs: '10', 'timeout-secs': '30', 'server-dir': 'this checkout', out: 'tmp/bench', 'no-save': null },
   'bench:slow-clients': { idle: '10000', slowloris: '200', rate: '100', seconds: '20', rounds: '1', 'headers-timeout': '10', 'keep-alive-timeout': '120', out: 'tmp/bench', 'no-pin': null, tsx: null },
 }
 
@@ -139,6 +140,7 @@ describe('the load scripts read their options', { concurrency: 2 }, () => {
     ['bench:webhooks', ['--receiver', 'slow'], /--receiver has no 'slow'/],
     ['bench:push', ['--modes', 'stall'], /--modes has no 'stall'/],
     ['bench:slow-clients', ['--headers-timeout', '0'], /--headers-timeout.*0/],
+    ['bench:cold-start', ['--runs', '0'], /--runs.*0/],
     ['seed:users', ['--people', '2.5'], /--people.*2\.5/],
     ['seed', ['--password'], /--password/],
     ['bench:caches', ['--out', 'elsewhere'], /--out/],
