@@ -1,9 +1,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startFauxqs } from 'fauxqs'
 import BetterSqlite3 from 'better-sqlite3'
 import { MARKER } from '../../server/backups/destination.ts'
 import { S3Destination } from '../../server/backups/s3-destination.ts'
@@ -13,21 +12,14 @@ import backup from '../../server/workers/backup.ts'
 import { storageLocation } from '../../server/config.ts'
 import { tempStorage } from '../helper.ts'
 import { seededStorage } from '../admin/support/seeded-storage.ts'
+import { startS3Bucket } from '../support/s3-bucket.ts'
 
 const BUCKET = 'campfire-backups'
 // Over lib-storage's part size (8 MB): uploaded in parts.
 const BIG_BYTES = 9 * 1024 * 1024
 
-// fauxqs: an S3-compatible server on a free loopback port, in this process, over real HTTP.
 async function s3Server(t: { after: (fn: () => Promise<void> | void) => void }) {
-  process.env.AWS_ACCESS_KEY_ID = 'campfire-test'
-  process.env.AWS_SECRET_ACCESS_KEY = 'campfire-test-secret'
-  const server = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' } as Parameters<typeof startFauxqs>[0])
-  t.after(() => server.stop())
-  const client = new S3Client({ region: 'us-east-1', endpoint: server.address, forcePathStyle: true })
-  t.after(() => client.destroy())
-  await client.send(new CreateBucketCommand({ Bucket: BUCKET }))
-  return { endpoint: server.address, client }
+  return startS3Bucket(t, BUCKET)
 }
 
 function storageWithFiles(t: { after: (fn: () => void) => void }) {

@@ -13,6 +13,7 @@ import { seededStorage } from '../admin/support/seeded-storage.ts'
 import { startCluster, logLines } from '../cluster/cluster-helper.ts'
 import { compiledWorkers } from '../support/compiled-server.ts'
 import { startServer, stopServer, type ServerProcess } from '../support/server-process.ts'
+import { startS3Bucket } from '../support/s3-bucket.ts'
 
 const HAND_MADE = 'campfire-backup-2026-01-01T00-00-00Z'
 
@@ -124,4 +125,29 @@ test('with WEB_CONCURRENCY=2 only the primary takes the scheduled backups', { ti
   assert.deepEqual(lines(server).filter((line) => line.msg?.startsWith('backup failed')), [])
   const folders = readdirSync(destination).filter((name) => !name.startsWith('.')).length
   assert.ok(folders >= taken(server).length && folders <= taken(server).length + 1, `${folders} backups for ${taken(server).length} taken (one more may have just finished)`)
+})
+
+test('the server’s scheduled backups reach an S3-compatible server and are read back from it', { timeout: 180_000 }, async (t) => {
+  const bucket = await startS3Bucket(t, 'campfire-backups')
+  const { storage } = seededStorage(t)
+  const server = await startServer({
+    CAMPFIRE_STORAGE_PATH: storage,
+    DISABLE_SSL: 'true',
+    LOG_FORMAT: 'json',
+    BACKUP_SCHEDULE: '*/2 * * * * *',
+    BACKUP_KEEP: '1',
+    BACKUP_DESTINATION: 's3://campfire-backups/chat',
+    BACKUP_S3_ENDPOINT: bucket.endpoint,
+    AWS_ACCESS_KEY_ID: 'campfire-test',
+    AWS_SECRET_ACCESS_KEY: 'campfire-test-secret',
+  })
+  t.after(() => stopServer(server, 'SIGKILL'))
+  await eventually(() => taken(server).length >= 2, 'two scheduled backups')
+  await stopServer(server)
+  assert.deepEqual(lines(server).filter((line) => (line.level ?? 0) >= 50), [], 'no error was logged')
+  assert.match(taken(server)[0]!.msg!, /^backup taken and verified: s3:\/\/campfire-backups\/chat\/campfire-backup-/)
+  const prefixes = new Set((await bucket.keys('chat/')).map((key) => key.split('/')[0]))
+  assert.ok(prefixes.size >= 1 && prefixes.size <= 2, `BACKUP_KEEP=1 (and the run the stop cut short at most): ${[...prefixes].join(', ')}`)
+  const complete = (await bucket.keys('chat/')).filter((key) => key.endsWith('/manifest.json'))
+  assert.equal(complete.length, 1, 'one complete backup is kept')
 })
