@@ -9,8 +9,8 @@
 import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client, type ListObjectsV2CommandOutput } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { createReadStream, createWriteStream, existsSync } from 'node:fs'
-import { mkdir, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, rm, rmdir } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { integrityOf, MANIFEST, openReadOnly } from '../admin/support/backup-folder.ts'
@@ -157,12 +157,18 @@ class S3Writer implements BackupWriter {
 
   async finish(manifestJson: string): Promise<string> {
     await this.destination.upload(this.destination.keyOf(this.name, MANIFEST), manifestJson)
-    await rm(this.stagingDir, { recursive: true, force: true })
+    await this.unstage()
     return this.destination.url(this.name)
   }
 
   async abort(): Promise<void> {
-    await rm(this.stagingDir, { recursive: true, force: true })
+    await this.unstage()
     await this.destination.remove(this.name).catch(() => undefined)
+  }
+
+  // Removes the staged copy, and the staging folder once nothing else is in it.
+  private async unstage(): Promise<void> {
+    await rm(this.stagingDir, { recursive: true, force: true })
+    await rmdir(dirname(this.stagingDir)).catch(() => undefined)
   }
 }

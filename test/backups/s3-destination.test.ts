@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { MARKER } from '../../server/backups/destination.ts'
@@ -61,7 +61,7 @@ test('a scheduled backup to an S3-compatible server uploads the folder’s layou
   t.after(() => db.close())
   assert.equal(db.pragma('integrity_check', { simple: true }), 'ok')
   assert.ok((db.prepare('SELECT count(*) FROM messages').pluck().get() as number) > 0)
-  assert.deepEqual(readdirSync(stagingFolder(location.storagePath)), [], 'the staged database copy is removed')
+  assert.ok(!existsSync(stagingFolder(location.storagePath)), 'the staged database copy is removed, and its folder')
 })
 
 test('retention in a bucket deletes the schedule’s older backups only: not one taken by hand, nor objects that only look like a backup', { timeout: 120_000 }, async (t) => {
