@@ -11,6 +11,7 @@ import { parseMailbox, type Mailbox } from './lib/mailbox.ts'
 import { projectPath } from './lib/paths.ts'
 import { validateVapidKeys } from './lib/vapid.ts'
 import { OidcConfigError, readOidcConfig, type OidcConfig } from './oidc-config.ts'
+import { BackupSettingsError, readBackupSettings, type BackupSettings } from './backups/settings.ts'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -73,6 +74,9 @@ export interface Config {
   // Email about missed mentions and Pings (docs/email.md): null without SMTP_URL.
   readonly email: EmailConfig | null
   readonly emailProblem: string | null
+  // Backups the server takes by itself (BACKUP_SCHEDULE, BACKUP_KEEP, BACKUP_DESTINATION:
+  // backups/settings.ts); null without BACKUP_SCHEDULE.
+  readonly backups: BackupSettings | null
 }
 
 export interface EmailConfig {
@@ -172,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     oidc: readOidc(env),
     appUrl,
     ...readEmail(env, appUrl),
+    backups: readBackups(env, storagePath, filesPath),
   })
 }
 
@@ -180,6 +185,15 @@ function readOidc(env: Env): OidcConfig | null {
     return readOidcConfig(env)
   } catch (error) {
     if (error instanceof OidcConfigError) throw new ConfigError(error.message)
+    throw error
+  }
+}
+
+function readBackups(env: Env, storagePath: string, filesPath: string): BackupSettings | null {
+  try {
+    return readBackupSettings(env, storagePath, filesPath)
+  } catch (error) {
+    if (error instanceof BackupSettingsError) throw new ConfigError(error.message)
     throw error
   }
 }

@@ -2,6 +2,7 @@ import cluster from 'node:cluster'
 import { superviseWorkers } from './cluster/primary.ts'
 import { clusterWorkerId, joinCluster, workerListenText, workerLogger } from './cluster/worker.ts'
 import { startLitestream } from './litestream/sidecar.ts'
+import { startBackupSchedule } from './backups/schedule.ts'
 import { ConfigError, keepGeneratedSecret, loadConfig, type Config } from './config.ts'
 import { DatabaseInUse } from './lib/database-lock.ts'
 import { checkListening, ListenProblem, listenProblem } from './listen-check.ts'
@@ -48,6 +49,8 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   if (workerId !== undefined) joinCluster(app)
   // One process replicates its own database; a cluster's primary does it for its workers.
   const litestream = workerId === undefined && config.litestreamReplicaUrl ? startOrExit(() => startLitestream(config.databasePath, config.litestreamReplicaUrl!, app.log)) : null
+  // Likewise the scheduled backups (BACKUP_SCHEDULE).
+  const backups = workerId === undefined && config.backups ? startBackupSchedule(config.backups, config, app.log) : null
 
   let closing = false
   async function shutdown(signal: string) {
@@ -56,6 +59,7 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
     app.log.info({ signal }, 'shutting down')
     const timer = setTimeout(() => process.exit(1), 10_000)
     timer.unref()
+    await backups?.stop()
     await app.close()
     await litestream?.stop()
     process.exit(0)

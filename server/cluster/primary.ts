@@ -7,6 +7,7 @@ import type { Store } from '../models/store.ts'
 import { openStore, startCheckpointer } from '../plugins/database.ts'
 import { Handoffs } from './handoffs.ts'
 import { startLitestream, type Litestream } from '../litestream/sidecar.ts'
+import { startBackupSchedule } from '../backups/schedule.ts'
 import { primaryLog, type PrimaryLog } from './log.ts'
 import { WORKER_ID_ENV } from './worker.ts'
 
@@ -24,8 +25,8 @@ const STOP_WAIT_MS = 15_000
 // WEB_CONCURRENCY > 1: this process does the boot work once (the secret is settled by the
 // config, the file migrated, presence reset), forks the workers that serve HTTP and /cable on
 // the shared port, restarts any that dies, and releases the presence a dead worker held. It
-// also runs the one WAL checkpointer: it outlives every worker, so checkpoints never stop with
-// one, and it closes the file last, after the workers.
+// also runs the one WAL checkpointer and the scheduled backups: it outlives every worker, so
+// checkpoints never stop with one, and it closes the file last, after the workers.
 export async function superviseWorkers(config: Config): Promise<void> {
   const log = primaryLog(config.logLevel, config.logFormat)
   if (config.vapidProblem) log.warn({}, `Web Push is disabled: ${config.vapidProblem}`)
@@ -37,6 +38,8 @@ export async function superviseWorkers(config: Config): Promise<void> {
   // With Litestream, it checkpoints instead (it must copy the WAL before a checkpoint resets it).
   const litestream = config.litestreamReplicaUrl ? startLitestreamOrExit(config.databasePath, config.litestreamReplicaUrl, log) : null
   const checkpointer = litestream ? null : startCheckpointer(config.databasePath, log, 1000, config.minFreeBytes)
+  // The scheduled backups run here, once for the whole cluster.
+  const backups = config.backups ? startBackupSchedule(config.backups, config, log) : null
 
   let stopping = false
   const supervisor = new Supervisor(config, store, log, (reason) => void stop(reason, 1))
@@ -45,6 +48,7 @@ export async function superviseWorkers(config: Config): Promise<void> {
     stopping = true
     log.info({ reason }, 'shutting down')
     setTimeout(() => process.exit(1), STOP_WAIT_MS + 5_000).unref()
+    await backups?.stop()
     await supervisor.stop()
     store.writer.drain()
     await checkpointer?.close()

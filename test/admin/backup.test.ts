@@ -10,6 +10,7 @@ import { multipart } from '../support/multipart.ts'
 import { CookieJar, formPost, request, startServer, stopServer } from '../support/server-process.ts'
 import { assertHelpWritesNothing, runAdmin } from './support/admin-script.ts'
 import { seededStorage } from './support/seeded-storage.ts'
+import { startS3Bucket } from '../support/s3-bucket.ts'
 
 const POSTERS = 4
 
@@ -123,4 +124,20 @@ test('backup stops with a message and writes nothing when there is no database',
 test('backup --help and -h print the usage and write nothing', async (t) => {
   const dir = tempStorage(t)
   await assertHelpWritesNothing('backup', join(dir, 'storage'), ['--to', join(dir, 'backups')], [join(dir, 'backups')])
+})
+
+test('backup --to s3://bucket/prefix uploads a backup the schedule’s retention will never delete, and --to with another scheme is one line', { timeout: 120_000 }, async (t) => {
+  const bucket = await startS3Bucket(t, 'campfire-backups')
+  const { storage } = seededStorage(t)
+  const env = { CAMPFIRE_STORAGE_PATH: storage, BACKUP_S3_ENDPOINT: bucket.endpoint }
+  const result = await runAdmin('backup', ['--to', 's3://campfire-backups/by-hand'], env)
+  assert.equal(result.code, 0, result.stderr)
+  assert.match(result.stdout, /integrity ok\) and 0 files .* to\ns3:\/\/campfire-backups\/by-hand\/campfire-backup-[\dT-]+Z\/\n$/)
+  const keys = (await bucket.keys('by-hand/')).map((key) => key.split('/').slice(1).join('/')).sort()
+  assert.deepEqual(keys, ['db/production.sqlite3', 'manifest.json', 'secret_key_base'], 'no scheduled-backup.txt')
+  assert.deepEqual(readdirSync(storage).filter((name) => name.startsWith('.')), [], 'nothing staged is left in the storage folder')
+
+  const refused = await runAdmin('backup', ['--to', 'ftp://backups.example.com/campfire'], env)
+  assert.equal(refused.code, 1)
+  assert.equal(refused.stderr, 'backup: --to must be a folder, a file:// URL or an s3://bucket/prefix URL, got a ftp:// URL\n')
 })
