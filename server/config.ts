@@ -11,6 +11,7 @@ import { parseMailbox, type Mailbox } from './lib/mailbox.ts'
 import { projectPath } from './lib/paths.ts'
 import { validateVapidKeys } from './lib/vapid.ts'
 import { OidcConfigError, readOidcConfig, type OidcConfig } from './oidc-config.ts'
+import { MetricsConfigError, readMetricsConfig, type MetricsConfig } from './metrics-config.ts'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -73,6 +74,8 @@ export interface Config {
   // Email about missed mentions and Pings (docs/email.md): null without SMTP_URL.
   readonly email: EmailConfig | null
   readonly emailProblem: string | null
+  // Prometheus metrics (METRICS_TOKEN, METRICS_BIND; server/metrics-config.ts): null when off.
+  readonly metrics: MetricsConfig | null
 }
 
 export interface EmailConfig {
@@ -141,10 +144,11 @@ export function loadConfig(env: Env = process.env): Config {
   const vapid = readVapid(env)
   const secret = readSecretKeyBase(env, secretKeyBasePath)
   const appUrl = readAppUrl(env.APP_URL)
+  const listening = readListening(env)
   return Object.freeze({
     secretKeyBase: secret.value,
     secretKeyBaseSource: secret.source,
-    ...readListening(env),
+    ...listening,
     storagePath,
     environment,
     databasePath,
@@ -172,7 +176,17 @@ export function loadConfig(env: Env = process.env): Config {
     oidc: readOidc(env),
     appUrl,
     ...readEmail(env, appUrl),
+    metrics: readMetrics(env, listening.httpPort),
   })
+}
+
+function readMetrics(env: Env, httpPort: number): MetricsConfig | null {
+  try {
+    return readMetricsConfig(env, httpPort)
+  } catch (error) {
+    if (error instanceof MetricsConfigError) throw new ConfigError(error.message)
+    throw error
+  }
 }
 
 function readOidc(env: Env): OidcConfig | null {
