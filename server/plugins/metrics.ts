@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
+import { ListenProblem } from '../listen-check.ts'
 
 export interface MetricsOptions {
   config: Config
@@ -37,11 +38,14 @@ export default fp(
       wholeServer = primary.wholeServer
       app.addHook('onClose', async () => primary.stop())
     } else if (settings.bind) {
-      const { listenForScrapes } = await import('../lib/metrics-listener.ts')
+      const { listenForScrapes, MetricsListenProblem } = await import('../lib/metrics-listener.ts')
       const bind = settings.bind
       let listener: Awaited<ReturnType<typeof listenForScrapes>> | null = null
       app.addHook('onReady', async () => {
-        listener = await listenForScrapes(bind, async () => ({ contentType: Registry.PROMETHEUS_CONTENT_TYPE, body: await registry.metrics() }))
+        // A port in use is one line at boot (main.ts reports a ListenProblem so), as HTTP_PORT's is.
+        listener = await listenForScrapes(bind, async () => ({ contentType: Registry.PROMETHEUS_CONTENT_TYPE, body: await registry.metrics() })).catch((error: Error) => {
+          throw error instanceof MetricsListenProblem ? new ListenProblem(error.message) : error
+        })
         app.log.info(`Metrics listening at ${listener.url}`)
       })
       app.addHook('onClose', async () => listener?.close())
