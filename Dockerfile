@@ -1,7 +1,7 @@
 # Campfire TS as one container image (docs/operations.md, "Run it in a container"):
 #   docker build --build-arg GIT_REVISION=$(git rev-parse HEAD) -t once-campfire-ts:app .
 # The default command starts the server on $HTTP_PORT with its storage at /rails/storage
-# (db/, files/ and logs/, the folders the benchmark harness mounts). With WEB_CONCURRENCY above 1
+# (db/ and files/; the log goes to standard output, which the engine keeps). With WEB_CONCURRENCY above 1
 # and no REDIS_URL it starts a redis-server beside the workers (server/container.ts).
 
 # Both stages are Node 20 on Debian bookworm: the Node version the tests run on, and the Debian
@@ -48,7 +48,7 @@ COPY --from=build /app/script script
 
 # The server runs as the base image's `node` user (uid 1000, as upstream's image runs Rails), so
 # mounted folders must be writable by uid 1000; `docker exec --user root` still works.
-RUN mkdir -p /rails/storage/db /rails/storage/files /rails/storage/logs \
+RUN mkdir -p /rails/storage/db /rails/storage/files \
  && chown -R node:node /rails/storage
 USER node
 
@@ -68,6 +68,11 @@ LABEL org.opencontainers.image.title="Campfire TS" \
       org.opencontainers.image.revision="${GIT_REVISION}"
 ENV APP_VERSION=${APP_VERSION} \
     GIT_REVISION=${GIT_REVISION}
+
+# The engine asks the server for GET /up from inside the container (server/healthcheck.ts): a
+# server that stops answering shows as unhealthy, and an orchestrator can replace it. The start
+# period covers a first boot's migrations of a large database.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["node", "dist/healthcheck.js"]
 
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # As `npm start` runs dist/main.js (the same node flags), through the container's entry point.

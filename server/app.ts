@@ -26,6 +26,7 @@ import serverTiming from './plugins/server-timing.ts'
 import oidc, { type OidcTestOptions } from './plugins/oidc.ts'
 import cpuLedger from './plugins/cpu-ledger.ts'
 import memoryReport from './plugins/memory-report.ts'
+import metrics from './plugins/metrics.ts'
 import routes from './routes/index.ts'
 import { postAsBot } from './routes/messages/bot-posting.ts'
 import { requestForLog } from './lib/log-redaction.ts'
@@ -108,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(bannedContent, { config })
   await app.register(unattachedFiles, { config, scanAtBoot: options.workerId === undefined || options.workerId === 1 })
   await app.register(memoryReport)
+  await app.register(metrics, { config, workerId: options.workerId })
   await app.register(routes, { config, signInLimit: options.signInLimit })
   return app
 }

@@ -12,6 +12,7 @@ import { projectPath } from './lib/paths.ts'
 import { validateVapidKeys } from './lib/vapid.ts'
 import { OidcConfigError, readOidcConfig, type OidcConfig } from './oidc-config.ts'
 import { BackupSettingsError, readBackupSettings, type BackupSettings } from './backups/settings.ts'
+import { MetricsConfigError, readMetricsConfig, type MetricsConfig } from './metrics-config.ts'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -77,6 +78,8 @@ export interface Config {
   // Backups the server takes by itself (BACKUP_SCHEDULE, BACKUP_KEEP, BACKUP_DESTINATION:
   // backups/settings.ts); null without BACKUP_SCHEDULE.
   readonly backups: BackupSettings | null
+  // Prometheus metrics (METRICS_TOKEN, METRICS_BIND; server/metrics-config.ts): null when off.
+  readonly metrics: MetricsConfig | null
 }
 
 export interface EmailConfig {
@@ -145,10 +148,11 @@ export function loadConfig(env: Env = process.env): Config {
   const vapid = readVapid(env)
   const secret = readSecretKeyBase(env, secretKeyBasePath)
   const appUrl = readAppUrl(env.APP_URL)
+  const listening = readListening(env)
   return Object.freeze({
     secretKeyBase: secret.value,
     secretKeyBaseSource: secret.source,
-    ...readListening(env),
+    ...listening,
     storagePath,
     environment,
     databasePath,
@@ -177,7 +181,17 @@ export function loadConfig(env: Env = process.env): Config {
     appUrl,
     ...readEmail(env, appUrl),
     backups: readBackups(env, storagePath, filesPath),
+    metrics: readMetrics(env, listening.httpPort),
   })
+}
+
+function readMetrics(env: Env, httpPort: number): MetricsConfig | null {
+  try {
+    return readMetricsConfig(env, httpPort)
+  } catch (error) {
+    if (error instanceof MetricsConfigError) throw new ConfigError(error.message)
+    throw error
+  }
 }
 
 function readOidc(env: Env): OidcConfig | null {

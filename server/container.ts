@@ -1,6 +1,7 @@
 // The container image's command (the Dockerfile's CMD): the server as `npm start` runs it, plus
 // what an image has to bring along. It makes the storage folders that are mounted or kept
-// (db/, files/, logs/ under CAMPFIRE_STORAGE_PATH), and when WEB_CONCURRENCY asks for several
+// (db/ and files/ under CAMPFIRE_STORAGE_PATH; the log goes to standard output, which the
+// container engine keeps, and nothing is written to a logs/ folder), and when WEB_CONCURRENCY asks for several
 // workers and REDIS_URL is unset, it starts a redis-server beside them (local-redis.ts) and
 // gives them its socket, as upstream's image runs Redis beside Rails. Then server/main.ts runs
 // as always; on SIGTERM it stops the workers, and the redis-server is stopped as it exits.
@@ -13,7 +14,7 @@ import { primaryLog } from './cluster/log.ts'
 import { makeFolder } from './lib/make-folder.ts'
 import { readLogFormat, readLogLevel, readWebConcurrency, storageLocation, type LogLevel } from './config.ts'
 
-const STORAGE_FOLDERS = ['db', 'files', 'logs']
+const STORAGE_FOLDERS = ['db', 'files']
 
 if (cluster.isPrimary) {
   const log = primaryLog(logLevel(), orElse(readLogFormat, 'json'))

@@ -53,6 +53,8 @@ const BAD: Record<string, { env: Record<string, string | undefined>; says: RegEx
   APP_URL: { env: { APP_URL: 'https://chat.example.com/rooms' }, says: /APP_URL must be the http:\/\/ or https:\/\/ origin/ },
   CAMPFIRE_EMAIL_DELAY: { env: { CAMPFIRE_EMAIL_DELAY: 'later' }, says: /CAMPFIRE_EMAIL_DELAY must be a number of seconds/ },
   CAMPFIRE_CPU_LEDGER: { env: { CAMPFIRE_CPU_LEDGER: 'on' }, says: /CAMPFIRE_CPU_LEDGER must be true or false/ },
+  METRICS_TOKEN: { env: { METRICS_TOKEN: 'secret' }, says: /METRICS_TOKEN must be at least 16 printable characters/ },
+  METRICS_BIND: { env: { METRICS_BIND: '0.0.0.0:9394' }, says: /METRICS_BIND must be a loopback address and port/ },
   WEB_CONCURRENCY: { env: { WEB_CONCURRENCY: '0' }, says: /WEB_CONCURRENCY must be a whole number from 1 to 64/ },
   REDIS_URL: { env: { REDIS_URL: 'http://127.0.0.1:6379' }, says: /REDIS_URL must be a redis:\/\// },
   CAMPFIRE_STORAGE_PATH: { env: { CAMPFIRE_STORAGE_PATH: '/proc/nope' }, says: /the storage folder \/proc\/nope \(CAMPFIRE_STORAGE_PATH\) cannot be used/ },

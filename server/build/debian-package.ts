@@ -13,6 +13,8 @@ export interface DebianPackage {
   packages: readonly string[]
   // Who needs it, for the messages: "the browser tests".
   neededBy: string
+  // For a package that brings no program (a Python module): the file that shows it is installed.
+  file?: string
 }
 
 // The program's path: itself when absolute, else the first executable of that name on PATH.
@@ -31,7 +33,8 @@ export function findProgram(program: string, path = process.env.PATH ?? ''): str
 // is missing and cannot be installed here. Where it can be installed, failing to is an error,
 // not a reason for the tests that need it to skip.
 export function ensureDebianPackage(wanted: DebianPackage): boolean {
-  if (findProgram(wanted.program)) return true
+  const installed = () => (wanted.file === undefined ? findProgram(wanted.program) !== null : findProgram(wanted.program) !== null && existsSync(wanted.file))
+  if (installed()) return true
   const root = typeof process.getuid === 'function' && process.getuid() === 0
   if (!root || !existsSync('/usr/bin/apt-get')) {
     console.warn(`${wanted.name}: ${wanted.program} is missing; install it (apt-get install -y ${wanted.packages.join(' ')}) to run ${wanted.neededBy}`)
@@ -41,6 +44,6 @@ export function ensureDebianPackage(wanted: DebianPackage): boolean {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
   execFileSync('apt-get', ['update'], { stdio: 'inherit', env })
   execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...wanted.packages], { stdio: 'inherit', env })
-  if (!findProgram(wanted.program)) throw new Error(`${wanted.name}: apt-get installed ${wanted.packages.join(' ')} but ${wanted.program} is still missing`)
+  if (!installed()) throw new Error(`${wanted.name}: apt-get installed ${wanted.packages.join(' ')} but ${wanted.file ?? wanted.program} is still missing`)
   return true
 }

@@ -32,6 +32,8 @@ export async function compileServer(outdir: string, options: { admin?: boolean }
       { in: projectPath('server', 'main.ts'), out: 'main' },
       // The container image's command, which runs dist/main.js after it (server/container.ts).
       { in: projectPath('server', 'container.ts'), out: 'container' },
+      // The image's HEALTHCHECK: GET /up from inside the container (server/healthcheck.ts).
+      { in: projectPath('server', 'healthcheck.ts'), out: 'healthcheck' },
       ...workers.map((file) => ({ in: projectPath('server', 'workers', file), out: `workers/${file.replace(/\.ts$/, '')}` })),
       ...adminScripts.map((file) => ({ in: projectPath('server', 'admin', file), out: `admin/${file.replace(/\.ts$/, '')}` })),
     ],

@@ -106,6 +106,9 @@ export class CableServer implements ConnectionHost {
   private ticks = 0
   private nextSlot = 0
   private relay: Relay | null = null
+  // Frames queued for sockets here (one per subscriber a broadcast reached) and the socket
+  // writes that carried them (one per socket per turn), since boot.
+  readonly fanOut = { deliveries: 0, socketWrites: 0 }
 
   constructor(options: CableServerOptions) {
     this.store = options.store
@@ -199,6 +202,7 @@ export class CableServer implements ConnectionHost {
       else for (const channel of subscribers) sent += deliverOnce(channel, notice.roomId, json, frames)
     }
     tally(FAN_OUT, sent)
+    this.fanOut.deliveries += sent
     enter(was)
     return sent
   }
@@ -214,6 +218,7 @@ export class CableServer implements ConnectionHost {
     const subscribers = this.streams.lookup(stream)
     const sent = subscribers ? deliver(subscribers, json(), new Map()) : 0
     tally(FAN_OUT, sent)
+    this.fanOut.deliveries += sent
     enter(was)
     return sent
   }
@@ -227,6 +232,7 @@ export class CableServer implements ConnectionHost {
       if (subscribers) sent += deliver(subscribers, json(), frames)
     }
     tally(FAN_OUT, sent)
+    this.fanOut.deliveries += sent
     enter(was)
     return sent
   }
@@ -321,6 +327,7 @@ export class CableServer implements ConnectionHost {
     const end = Math.min(flushing.length, from + Math.max(1, this.limits.flushChunk))
     const was = enter(SOCKET_WRITES)
     tally(SOCKET_WRITES, end - from)
+    this.fanOut.socketWrites += end - from
     for (let i = from; i < end; i++) flushing[i]!.flush()
     enter(was)
     if (end < flushing.length) {

@@ -4,7 +4,8 @@ import { networkInterfaces } from 'node:os'
 import { keepGeneratedSecret, type Config } from '../config.ts'
 import { workerConnectionsFor } from '../models/membership/worker-connections.ts'
 import type { Store } from '../models/store.ts'
-import { openStore, startCheckpointer } from '../plugins/database.ts'
+import { openStore, startCheckpointer, type Checkpointer } from '../plugins/database.ts'
+import type { ClusterMetrics } from './metrics.ts'
 import { Handoffs } from './handoffs.ts'
 import { startLitestream, type Litestream } from '../litestream/sidecar.ts'
 import { startBackupSchedule } from '../backups/schedule.ts'
@@ -40,6 +41,8 @@ export async function superviseWorkers(config: Config): Promise<void> {
   const checkpointer = litestream ? null : startCheckpointer(config.databasePath, log, 1000, config.minFreeBytes)
   // The scheduled backups run here, once for the whole cluster.
   const backups = config.backups ? startBackupSchedule(config.backups, config, log) : null
+  // Prometheus metrics for the whole server (cluster/metrics.ts), loaded only when asked for.
+  const metrics = config.metrics ? await startMetricsOrExit(config, store, checkpointer, log) : null
 
   let stopping = false
   const supervisor = new Supervisor(config, store, log, (reason) => void stop(reason, 1))
@@ -50,6 +53,7 @@ export async function superviseWorkers(config: Config): Promise<void> {
     setTimeout(() => process.exit(1), STOP_WAIT_MS + 5_000).unref()
     await backups?.stop()
     await supervisor.stop()
+    await metrics?.close()
     store.writer.drain()
     await checkpointer?.close()
     store.close()
@@ -64,6 +68,16 @@ export async function superviseWorkers(config: Config): Promise<void> {
 function startLitestreamOrExit(databasePath: string, replicaUrl: string, log: PrimaryLog): Litestream {
   try {
     return startLitestream(databasePath, replicaUrl, log)
+  } catch (error) {
+    log.error({}, `Campfire cannot start: ${(error as Error).message}`)
+    process.exit(78)
+  }
+}
+
+async function startMetricsOrExit(config: Config, store: Store, checkpointer: Checkpointer | null, log: PrimaryLog): Promise<ClusterMetrics> {
+  const { startClusterMetrics } = await import('./metrics.ts')
+  try {
+    return await startClusterMetrics(config, store, checkpointer, log)
   } catch (error) {
     log.error({}, `Campfire cannot start: ${(error as Error).message}`)
     process.exit(78)

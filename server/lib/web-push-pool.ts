@@ -73,6 +73,11 @@ export class WebPushPool {
     return Math.max(0, this.concurrency - this.queue.running) + Math.max(0, this.maxQueue - this.queue.pending)
   }
 
+  // Pushes waiting for a slot or under way.
+  get queued(): number {
+    return this.queue.pending + this.queue.running
+  }
+
   // Queues every push; answers how many were taken (the others are dropped: the queue is full).
   queueAll(pushes: readonly Push[]): number {
     if (this.queue.isClosed) return 0

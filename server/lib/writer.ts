@@ -50,6 +50,7 @@ export class Writer<C> {
   private draining = false
   private waiting: { since: number; delay: number; timer: NodeJS.Timeout } | null = null
   private checkpointWanted: (() => boolean) | null = null
+  private transactionTimes: { observe(seconds: number): void } | null = null
   private readonly maxBatch: number
   private readonly lockWaitMs: number
   readonly stats: WriterStats = { batches: 0, writes: 0, retried: 0, lockWaits: 0, lockWaitMs: 0 }
@@ -92,6 +93,11 @@ export class Writer<C> {
   // while writers keep coming, as a checkpoint from another thread finds it busy.
   checkpointAfterBatches(wanted: () => boolean): void {
     this.checkpointWanted = wanted
+  }
+
+  // Each committed batch's transaction time, in seconds, is observed into `times` (metrics).
+  measureTransactions(times: { observe(seconds: number): void } | null): void {
+    this.transactionTimes = times
   }
 
   get pending(): number {
@@ -143,6 +149,8 @@ export class Writer<C> {
     if (batch.length === 0) return
     tally(WRITER)
     const results: unknown[] = []
+    const times = this.transactionTimes
+    const started = times === null ? 0 : performance.now()
     try {
       this.runBatch.immediate(batch, results)
     } catch (error) {
@@ -152,6 +160,7 @@ export class Writer<C> {
       this.blocking(() => this.runOneByOne(batch))
       return
     }
+    times?.observe((performance.now() - started) / 1000)
     this.stopWaiting()
     this.stats.batches++
     this.stats.writes += batch.length

@@ -13,6 +13,8 @@ import type { CheckpointResult, CheckpointTask } from '../workers/checkpointer.t
 declare module 'fastify' {
   interface FastifyInstance {
     store: Store
+    // This process's WAL checkpointer: null in a cluster's worker (its primary runs it) or under Litestream.
+    checkpointer: Checkpointer | null
   }
 }
 
@@ -57,7 +59,15 @@ export function openStore(config: Config, log: BootLog, boot = true): Store {
   return store
 }
 
+export interface CheckpointStats {
+  // Checkpoints run, those that truncated the WAL, those that failed.
+  runs: number
+  truncated: number
+  failed: number
+}
+
 export interface Checkpointer {
+  readonly stats: Readonly<CheckpointStats>
   // Stops checkpointing and lets go of the file (after the last write).
   close(): Promise<void>
 }
@@ -74,15 +84,19 @@ export function startCheckpointer(path: string, log: BootLog, intervalMs = 1000,
   })
   let running = false
   const failures = new Throttled()
+  const stats: CheckpointStats = { runs: 0, truncated: 0, failed: 0 }
   const timer = setInterval(() => {
     if (running) return
     running = true
     checkpointer
       .run({ path, truncateAboveBytes: TRUNCATE_ABOVE_BYTES, truncateBelowFreeBytes: minFreeBytes } satisfies CheckpointTask)
       .then((result: CheckpointResult) => {
+        stats.runs++
+        if (result.mode === 'TRUNCATE') stats.truncated++
         if (result.recovered) log.info({ walBytes: result.walBytes }, 'WAL checkpoint succeeded again and truncated the WAL')
       })
       .catch((error: Error) => {
+        stats.failed++
         const held = failures.next()
         if (held !== null) log.warn({ error: error.message, failuresSinceLastWarning: held }, 'WAL checkpoint failed')
       })
@@ -90,6 +104,7 @@ export function startCheckpointer(path: string, log: BootLog, intervalMs = 1000,
   }, intervalMs)
   timer.unref()
   return {
+    stats,
     async close() {
       clearInterval(timer)
       await checkpointer.run({ path, truncateAboveBytes: TRUNCATE_ABOVE_BYTES, close: true } satisfies CheckpointTask).catch(() => undefined)
@@ -107,6 +122,7 @@ export default fp(
     app.decorate('store', store)
     // Litestream checkpoints when it runs (it must copy the WAL before a checkpoint resets it).
     const checkpointer = boot && !options.config.litestreamReplicaUrl ? startCheckpointer(options.config.databasePath, app.log, options.checkpointIntervalMs, options.config.minFreeBytes, options.compiledWorkers) : null
+    app.decorate('checkpointer', checkpointer)
 
     app.addHook('onClose', async () => {
       store.writer.drain()

@@ -37,6 +37,8 @@ export interface WebPush {
   // Resolves once every message so far has been fanned out and every push has settled.
   settled(): Promise<void>
   stats(): Record<PushOutcome, number>
+  // Pushes waiting for a slot or under way.
+  queued(): number
 }
 
 declare module 'fastify' {
@@ -126,6 +128,7 @@ export default fp(
         await forgetting
       },
       stats: () => ({ ...(pool?.stats ?? { sent: 0, gone: 0, failed: 0, refused: 0, dropped: 0 }) }),
+      queued: () => pool?.queued ?? 0,
     } satisfies WebPush)
 
     // Nothing new is taken once closing starts; pushes in flight are ended.

@@ -48,8 +48,9 @@ export interface WebhookOptions {
 export interface Webhooks {
   readonly pending: number
   readonly running: number
-  // Deliveries refused because the queue was full, since boot.
+  // Deliveries refused because the queue was full, and those that failed or timed out, since boot.
   readonly dropped: number
+  readonly failed: number
   // Resolves when nothing is queued or running (tests, benchmarks).
   idle(): Promise<void>
 }
@@ -68,6 +69,7 @@ export default fp(
     const privateAddresses = options.privateAddresses ?? config.webhookPrivateAddresses
     const notice = timeoutNotice(timeoutMs)
     let dropped = 0
+    let failed = 0
     let unlogged = 0
     let droppedLoggedAt = -Infinity
     const queue = new BoundedQueue({
@@ -94,6 +96,7 @@ export default fp(
     }
 
     function logOutcome(outcome: WebhookOutcome, context: { botId: number; messageId: number; webhook: string }): void {
+      if (outcome.kind === 'failed' || outcome.kind === 'timeout') failed++
       if (outcome.kind === 'failed') {
         const count = failures.failed(context.webhook, outcome.reason)
         if (count !== null) app.log.warn({ ...context, reason: outcome.reason, failuresSinceLastLog: count }, 'webhook delivery failed')
@@ -142,6 +145,7 @@ export default fp(
       get pending() { return queue.pending },
       get running() { return queue.running },
       get dropped() { return dropped },
+      get failed() { return failed },
       idle: () => new Promise<void>((resolve) => setImmediate(() => void queue.idle().then(resolve))),
     } satisfies Webhooks)
     app.addHook('onClose', async () => {

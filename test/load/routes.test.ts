@@ -8,7 +8,9 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import type { Contract } from '../support/harness-validator.ts'
-import { hit, newSample, type Target } from './routes.ts'
+import { hit, METRICS_TOKEN, newSample, scrapeMetrics, type Target } from './routes.ts'
+import { SECRET_KEY_BASE, tempStorage } from '../helper.ts'
+import { startServer, stopServer } from '../support/server-process.ts'
 import { HttpClient, isFailure } from './support/http.ts'
 import { RawHttpClient } from './support/raw-http.ts'
 import { recordResponse, startReplay } from './support/replay.ts'
@@ -82,4 +84,13 @@ test("a recorded response, answered by the replay server, reads back as our serv
   assert.equal(sample.ok, 3)
   const missing = await client.request({ path: '/elsewhere', headers: {} })
   assert.ok(!isFailure(missing) && missing.status === 404)
+})
+
+test('with --metrics the server it starts serves its metrics to the bench, which counts the requests they hold', async (t) => {
+  const server = await startServer({ CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE, DISABLE_SSL: 'true', METRICS_TOKEN })
+  t.after(() => stopServer(server))
+  for (let i = 0; i < 3; i++) assert.equal((await fetch(`${server.baseUrl}/up`)).status, 200)
+  const scraped = await scrapeMetrics(server.baseUrl)
+  assert.equal(scraped.requests, 3)
+  assert.ok(scraped.bytes > 1000)
 })

@@ -29,7 +29,8 @@
 // generator itself into tmp/bench/routes-generator-prof-<stamp> and name its top frames),
 // --node-http (Node's http client for the load), --no-loop-probe (no probe in the server),
 // --replay (the generator alone: the read routes answered by a bare server on core 0 replaying the
-// bytes our server gave, so the figures are the generator's own ceiling; no posts).
+// bytes our server gave, so the figures are the generator's own ceiling; no posts), --metrics (the
+// server serves Prometheus metrics while measured, and is scraped once at the end).
 // A fixture folder (seed:users, seed:large) supplies labels.json, people.tsv (person 1's cookie)
 // and its database; without --fixture a temporary copy of `npm run seed`'s dataset is used.
 // Saves tmp/bench/routes-<stamp>.json and .md with SVG plots.
@@ -62,10 +63,14 @@ import { Failures, percentiles } from './support/stats.ts'
 
 const SCRIPT = fileURLToPath(import.meta.url)
 const PINNED_ENV = 'CAMPFIRE_BENCH_ROUTES_PINNED'
+// --metrics: the scraper's token, made for this run.
+export const METRICS_TOKEN = randomBytes(24).toString('hex')
 const READ_ROUTES = ['room_show', 'messages_page', 'sidebar', 'search'] as const
 type Route = (typeof READ_ROUTES)[number] | 'post_message'
 
 interface Options {
+  // Prometheus metrics on in the server (METRICS_TOKEN), scraped once at the end.
+  metrics?: boolean
   clients: number
   duration: number
   warmup: number
@@ -119,6 +124,7 @@ const OPTIONS = {
   'node-http': flag("send the load through Node's http client instead of the generator's own keep-alive sockets"),
   'no-loop-probe': flag("do not preload the event-loop delay probe into the server (no loop delay in the report)"),
   replay: flag("measure the generator alone: the read routes answered by a bare server replaying our server's bytes (no posts)"),
+  metrics: flag('serve Prometheus metrics while measuring (METRICS_TOKEN), and scrape them once at the end: run once with and once without for their cost'),
   ...PROCESS_OPTIONS,
   ...PROBE_WORKERS_OPTION,
 }
@@ -131,11 +137,12 @@ function parseOptions(argv: string[]): Options {
   const v = readOptions({ name: 'bench:routes', summary: SUMMARY, options: OPTIONS }, argv)
   if (v.base !== null && (v.db === null || (v.labels === null && v.fixture === null))) usageError('bench:routes', '--base needs --db FILE and --labels FILE (or --fixture DIR)')
   if (v.base !== null && v.cpuProf) usageError('bench:routes', '--cpu-prof only works on the server this script starts')
+  if (v.base !== null && v.metrics) usageError('bench:routes', '--metrics only works on the server this script starts')
   return {
     clients: Math.max(1, Math.floor(v.clients)), duration: v.duration, warmup: v.warmup, routes: v.routes, gzip: !v.noGzip, mixedWriteRate: v.mixedWriteRate,
     fixture: v.fixture, base: v.base?.replace(/\/$/, '') ?? null, db: v.db, labels: v.labels, cookie: v.cookie, password: v.password,
     inPlace: v.inPlace, serverDir: v.serverDir, pin: !v.noPin && !sharesGeneratorCore(v.serverCores), processes: processOptionsOf(v), tsx: v.tsx, out: v.out,
-    cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, genCpuProf: v.genCpuProf, nodeHttp: v.nodeHttp, loopProbe: !v.noLoopProbe, replay: v.replay,
+    cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, genCpuProf: v.genCpuProf, nodeHttp: v.nodeHttp, loopProbe: !v.noLoopProbe, replay: v.replay, metrics: v.metrics,
   }
 }
 
@@ -210,7 +217,7 @@ async function prepareTarget(options: Options, stamp: string, http: (base: strin
   }
   const profileDir = profileDirOf(options, stamp)
   const profile = profileDir ? cpuProfileFlags(profileDir, options.cpuProfUs ?? 1000) : []
-  const server = await startServer(options.serverDir, storage, join(options.out, `routes-${stamp}-server.log`), {}, options.tsx, profile, { probe: options.loopProbe ?? false, ...options.processes })
+  const server = await startServer(options.serverDir, storage, join(options.out, `routes-${stamp}-server.log`), options.metrics ? { METRICS_TOKEN } : {}, options.tsx, profile, { probe: options.loopProbe ?? false, ...options.processes })
   console.log(`bench:routes: server ${server.pid} on ${server.baseUrl} (${describeProcesses(options.processes)})${options.cpuProf ? `, profiled every ${options.cpuProfUs} µs` : ''}`)
   return { baseUrl: server.baseUrl, dbPath: join(storage, 'db', 'production.sqlite3'), labels, cookie, server, storage: options.fixture === null || !options.inPlace ? storage : null }
 }
@@ -470,7 +477,9 @@ async function main(): Promise<void> {
       routes: results, audit: { acknowledged: acks.length, failures: audit }, passed: !failed,
       server_memory_end: target.server ? processMemory(target.server.pid) : null,
       server_profile: null as ReturnType<typeof describeProfiles>['summaries'] | null,
+      metrics: options.metrics ? await scrapeMetrics(target.baseUrl) : null,
     }
+    if (report.metrics) console.log(`bench:routes: metrics were on: the scrape (${report.metrics.bytes} bytes) counted ${report.metrics.requests} requests`)
     await cleanup()
     // The server writes its profile as it exits.
     const profileDir = profileDirOf(options, stamp)
@@ -505,3 +514,13 @@ async function main(): Promise<void> {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main()
 
 export { hit, newSample, prepareContracts, prepareTarget, type Options as RouteOptions, type Target }
+
+// --metrics: one scrape of the server's /metrics, and the requests it counted (every route's _count).
+export async function scrapeMetrics(baseUrl: string): Promise<{ bytes: number; requests: number }> {
+  const response = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+  const text = await response.text()
+  if (response.status !== 200) throw new Error(`--metrics: GET /metrics answered ${response.status}: ${text.slice(0, 200)}`)
+  let requests = 0
+  for (const match of text.matchAll(/^campfire_http_request_duration_seconds_count\{[^}]*\} (\S+)$/gm)) requests += Number(match[1])
+  return { bytes: Buffer.byteLength(text), requests }
+}

@@ -18,6 +18,8 @@ export interface ImageRecipe {
   args: string[]
   // Every package the final stage installs with apt-get.
   packages: string[]
+  // HEALTHCHECK [--option=value …] CMD ["…"]: its options and command (exec form), or null.
+  healthcheck: { options: Record<string, string>; cmd: string[] } | null
 }
 
 export function readDockerfile(path: string): ImageRecipe {
@@ -43,6 +45,7 @@ export function readDockerfile(path: string): ImageRecipe {
     labels: {},
     args: [],
     packages: [],
+    healthcheck: null,
   }
   for (const { keyword, args } of final) {
     if (keyword === 'ENV') Object.assign(recipe.env, pairs(args))
@@ -52,9 +55,17 @@ export function readDockerfile(path: string): ImageRecipe {
     else if (keyword === 'ARG') recipe.args.push(args.split('=')[0]!)
     else if (keyword === 'ENTRYPOINT') recipe.entrypoint = execForm(keyword, args)
     else if (keyword === 'CMD') recipe.cmd = execForm(keyword, args)
+    else if (keyword === 'HEALTHCHECK') recipe.healthcheck = healthcheck(args)
     else if (keyword === 'RUN') for (const match of args.matchAll(/apt-get install ([^&;|]+)/g)) recipe.packages.push(...match[1]!.split(/\s+/).filter((word) => word && !word.startsWith('-')))
   }
   return recipe
+}
+
+function healthcheck(args: string): ImageRecipe['healthcheck'] {
+  const match = /^((?:--[\w-]+=\S+\s+)*)CMD\s+(.+)$/.exec(args)
+  if (!match) throw new Error(`HEALTHCHECK is not [--options] CMD [exec form]: ${args}`)
+  const options = Object.fromEntries(match[1]!.trim().split(/\s+/).filter(Boolean).map((option) => option.slice(2).split('=') as [string, string]))
+  return { options, cmd: execForm('HEALTHCHECK', match[2]!) }
 }
 
 // CMD ["node", "x.js"]: the exec form only (the shell form would put a shell in front).
