@@ -7,6 +7,7 @@ import { DatabaseInUse } from './lib/database-lock.ts'
 import { checkListening, ListenProblem, listenProblem } from './listen-check.ts'
 import { UnknownSchemaError } from './models/upstream-eras.ts'
 import { checkStorage, StorageProblem } from './storage-folder.ts'
+import { closePromptly, exitIfStillStopping } from './stopping.ts'
 
 // `npm start -- --help` (and `npm run dev -- --help`): what the server reads, nothing started.
 if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
@@ -54,9 +55,8 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
     if (closing) return
     closing = true
     app.log.info({ signal }, 'shutting down')
-    const timer = setTimeout(() => process.exit(1), 10_000)
-    timer.unref()
-    await app.close()
+    exitIfStillStopping(app)
+    await closePromptly(app)
     await litestream?.stop()
     process.exit(0)
   }
