@@ -95,6 +95,8 @@ const NOT_REFUSED: Record<string, string> = {
   AWS_ACCESS_KEY_ID: 'read by Litestream, not the server',
   AWS_SECRET_ACCESS_KEY: 'read by Litestream, not the server',
   CHROMIUM_PATH: 'tests only',
+  NGINX_PATH: 'tests only',
+  CADDY_PATH: 'tests only',
   CAMPFIRE_TEST_SEED: 'tests only',
   VERIFICATION_PASSWORD: 'the seed script only',
   VERIFICATION_BENDER_TOKEN: 'the seed script only',
