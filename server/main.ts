@@ -8,6 +8,7 @@ import { DatabaseInUse } from './lib/database-lock.ts'
 import { checkListening, ListenProblem, listenProblem } from './listen-check.ts'
 import { UnknownSchemaError } from './models/upstream-eras.ts'
 import { checkStorage, StorageProblem } from './storage-folder.ts'
+import { closePromptly, exitIfStillStopping } from './stopping.ts'
 
 // `npm start -- --help` (and `npm run dev -- --help`): what the server reads, nothing started.
 if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
@@ -57,10 +58,9 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
     if (closing) return
     closing = true
     app.log.info({ signal }, 'shutting down')
-    const timer = setTimeout(() => process.exit(1), 10_000)
-    timer.unref()
+    exitIfStillStopping(app)
     await backups?.stop()
-    await app.close()
+    await closePromptly(app)
     await litestream?.stop()
     process.exit(0)
   }

@@ -102,6 +102,8 @@ const NOT_REFUSED: Record<string, string> = {
   AWS_SECRET_ACCESS_KEY: 'read by Litestream and the AWS SDK, not the server',
   BACKUP_S3_REGION: 'any region name',
   CHROMIUM_PATH: 'tests only',
+  NGINX_PATH: 'tests only',
+  CADDY_PATH: 'tests only',
   CAMPFIRE_TEST_SEED: 'tests only',
   VERIFICATION_PASSWORD: 'the seed script only',
   VERIFICATION_BENDER_TOKEN: 'the seed script only',

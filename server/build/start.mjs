@@ -1,6 +1,6 @@
 // `npm start` and `npm run dev`: `node server/build/start.mjs BUILD -- COMMAND…` runs the npm script
-// BUILD, then COMMAND (with the arguments npm appends), passing on the signals it is sent and
-// exiting as it exits. With --help or -h among the arguments it builds nothing and starts nothing:
+// BUILD, then COMMAND (with the arguments npm appends), passing on the signals it is sent (and a
+// SIGTERM when whatever started it is gone) and exiting as it exits. With --help or -h among the arguments it builds nothing and starts nothing:
 // the server's help (server/server-help.ts) is printed from the sources and it exits 0.
 // Plain JavaScript, so the process that waits beside the server holds no TypeScript loader.
 import { spawn, spawnSync } from 'node:child_process'
@@ -30,6 +30,17 @@ for (const script of build) {
 
 const child = spawn(command[0], command.slice(1), { cwd: process.cwd(), stdio: 'inherit' })
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))
+// npm passes a SIGTERM sent to it alone on to the shell it ran this under, and exits; the shell
+// dies of it without passing it on. Left like that, this process and the server would run on
+// with no one to stop them: once the process that started this one is gone, the server is
+// stopped as a SIGTERM stops it.
+const parent = process.ppid
+const orphaned = setInterval(() => {
+  if (process.ppid === parent) return
+  clearInterval(orphaned)
+  child.kill('SIGTERM')
+}, 250)
+orphaned.unref()
 child.on('error', (error) => {
   console.error(`${command[0]}: ${error.message}`)
   process.exit(1)

@@ -11,6 +11,7 @@ import { startLitestream, type Litestream } from '../litestream/sidecar.ts'
 import { startBackupSchedule } from '../backups/schedule.ts'
 import { primaryLog, type PrimaryLog } from './log.ts'
 import { WORKER_ID_ENV } from './worker.ts'
+import { STOP_LIMIT_MS } from '../stopping.ts'
 
 const FIRST_RESTART_MS = 0
 const LONGEST_RESTART_MS = 10_000
@@ -20,8 +21,10 @@ const STEADY_AFTER_MS = 3_000
 // Node fires a worker's `disconnect` after its `exit`, or never (handoffs.ts): what waits for
 // both waits for `disconnect` this long at most.
 const DISCONNECT_GRACE_MS = 1_000
-// Workers get this long to shut down cleanly (their own limit is 10 s), then are killed.
-const STOP_WAIT_MS = 15_000
+// Workers get this long to shut down cleanly (their own limit is STOP_LIMIT_MS), then are
+// killed; past STOP_EXIT_MS this process exits too, so a stop ends within 5 s.
+const STOP_WAIT_MS = STOP_LIMIT_MS + 500
+const STOP_EXIT_MS = 4_800
 
 // WEB_CONCURRENCY > 1: this process does the boot work once (the secret is settled by the
 // config, the file migrated, presence reset), forks the workers that serve HTTP and /cable on
@@ -50,7 +53,7 @@ export async function superviseWorkers(config: Config): Promise<void> {
     if (stopping) return
     stopping = true
     log.info({ reason }, 'shutting down')
-    setTimeout(() => process.exit(1), STOP_WAIT_MS + 5_000).unref()
+    setTimeout(() => process.exit(1), STOP_EXIT_MS).unref()
     await backups?.stop()
     await supervisor.stop()
     await metrics?.close()
@@ -87,6 +90,8 @@ async function startMetricsOrExit(config: Config, store: Store, checkpointer: Ch
 interface Slot {
   readonly id: number
   worker: Worker | null
+  // Resolves when the worker has exited; `gone` once Node has also disconnected it (or a second later).
+  exited: Promise<void>
   gone: Promise<void>
   startedAt: number
   listeningAt: number
@@ -109,6 +114,7 @@ class Supervisor {
     this.slots = Array.from({ length: config.webConcurrency }, (_, i) => ({
       id: i + 1,
       worker: null,
+      exited: Promise.resolve(),
       gone: Promise.resolve(),
       startedAt: 0,
       listeningAt: 0,
@@ -128,7 +134,8 @@ class Supervisor {
     for (const slot of this.slots) if (slot.restart) clearTimeout(slot.restart)
     const live = this.slots.filter((slot) => slot.worker !== null)
     for (const slot of live) slot.worker!.process.kill('SIGTERM')
-    const allGone = Promise.all(live.map((slot) => slot.gone))
+    // Their exit is enough here: this process closes the file next and leaves.
+    const allGone = Promise.all(live.map((slot) => slot.exited))
     let timer: NodeJS.Timeout | undefined
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_WAIT_MS)))
     if ((await Promise.race([allGone, late])) === 'late') {
@@ -149,6 +156,7 @@ class Supervisor {
     worker.once('listening', (address: AddressInfo) => this.listening(slot, worker, address))
     // A worker is replaced as soon as it has exited: its `disconnect` may never come.
     const disconnected = new Promise<void>((resolve) => worker.once('disconnect', () => resolve()))
+    slot.exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
     slot.gone = new Promise<void>((resolve) =>
       worker.once('exit', (code: number | null, signal: string | null) => {
         this.died(slot, worker, code, signal, handoffs.closeUnacknowledged())
