@@ -43,6 +43,7 @@ import { emailNotifications } from './email/notification.ts'
 import { emailPreferences } from './email/preference.ts'
 import { missedMessages } from './email/missed-messages.ts'
 import { claimable } from './user/claimable.ts'
+import { exportRows } from './export/rows.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -93,6 +94,7 @@ export function createModels(db: Connection) {
     emailPreferences: emailPreferences(db),
     missedMessages: missedMessages(db),
     claims: claimable(db),
+    exportRows: exportRows(db),
   }
 }
 

@@ -72,6 +72,7 @@ export function exportRows(db: Connection) {
   const allRooms = db.prepare<[], ExportRoom>(`${ROOMS} ORDER BY id`)
   const room = db.prepare<[number], ExportRoom>(`${ROOMS} WHERE id = ?`)
   const roomsWrittenIn = db.prepare<[number], ExportRoom>(`${ROOMS} WHERE id IN (SELECT DISTINCT room_id FROM messages WHERE creator_id = ?) ORDER BY id`)
+  const shared = db.prepare<[], { id: number; name: string | null }>("SELECT id, name FROM rooms WHERE type != 'Rooms::Direct' ORDER BY name COLLATE NOCASE, id")
   const members = db.prepare<[number], number>('SELECT user_id FROM memberships WHERE room_id = ? ORDER BY user_id').pluck()
   const memberNames = db.prepare<[number], string>('SELECT u.name FROM memberships ms JOIN users u ON u.id = ms.user_id WHERE ms.room_id = ? ORDER BY u.name LIMIT 10').pluck()
   const messagesIn = db.prepare<[number], ExportMessage>(`${MESSAGES} WHERE m.room_id = ? ORDER BY m.created_at, m.id`)
@@ -81,6 +82,8 @@ export function exportRows(db: Connection) {
   const attachmentsBy = db.prepare<[number], ExportAttachment>(`${ATTACHMENTS} WHERE m.creator_id = ? ORDER BY bl.id`)
 
   return {
+    // The rooms an administrator picks from on the export page.
+    sharedRooms: () => shared.all(),
     findRoom: (id: number): ExportRoom | undefined => room.get(id),
     findPerson: (id: number): ExportPerson | undefined => person.get(id),
 

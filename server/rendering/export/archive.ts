@@ -44,7 +44,7 @@ export async function writeArchive(options: ArchiveOptions, output: Writable): P
     return new Promise((resolve, reject) => {
       zip.addReadStreamLazy(path, { mtime: new Date(exportedAt) }, (callback) => {
         if (options.signal?.aborted) return reject(options.signal.reason)
-        const stream = Readable.from(toBuffers(chunks()), { objectMode: false, highWaterMark: 64 * 1024 })
+        const stream = Readable.from(toBuffers(chunks(), options.signal), { objectMode: false, highWaterMark: 64 * 1024 })
         finished(stream).then(resolve, reject)
         callback(null, stream)
       })
@@ -113,6 +113,9 @@ function* counted<T>(items: Iterable<T>, summary: ArchiveSummary): Generator<T> 
   }
 }
 
-function* toBuffers(chunks: Iterable<string>): Generator<Buffer> {
-  for (const chunk of chunks) yield Buffer.from(chunk)
+function* toBuffers(chunks: Iterable<string>, signal: AbortSignal | undefined): Generator<Buffer> {
+  for (const chunk of chunks) {
+    signal?.throwIfAborted()
+    yield Buffer.from(chunk)
+  }
 }
