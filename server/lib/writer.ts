@@ -50,6 +50,7 @@ export class Writer<C> {
   private draining = false
   private waiting: { since: number; delay: number; timer: NodeJS.Timeout } | null = null
   private checkpointWanted: (() => boolean) | null = null
+  private truncateOnce = false
   private readonly maxBatch: number
   private readonly lockWaitMs: number
   readonly stats: WriterStats = { batches: 0, writes: 0, retried: 0, lockWaits: 0, lockWaitMs: 0 }
@@ -92,6 +93,12 @@ export class Writer<C> {
   // while writers keep coming, as a checkpoint from another thread finds it busy.
   checkpointAfterBatches(wanted: () => boolean): void {
     this.checkpointWanted = wanted
+  }
+
+  // Once, after the next committed batch: the same checkpoint and truncation, so the WAL keeps no
+  // frames from before that batch (an erasure's words).
+  truncateWalAfterNextBatch(): void {
+    this.truncateOnce = true
   }
 
   get pending(): number {
@@ -156,7 +163,10 @@ export class Writer<C> {
     this.stats.batches++
     this.stats.writes += batch.length
     batch.forEach((job, i) => job.resolve(results[i]))
-    if (this.checkpointWanted?.()) this.truncateWal()
+    if (this.truncateOnce || this.checkpointWanted?.()) {
+      this.truncateOnce = false
+      this.truncateWal()
+    }
   }
 
   private truncateWal(): void {

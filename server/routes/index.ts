@@ -37,6 +37,7 @@ import customStyles from './account/custom-styles.ts'
 import logos from './account/logos.ts'
 import accountExports from './account/exports.ts'
 import userExports from './users/exports.ts'
+import erasures from './users/erasures.ts'
 import up from './up.ts'
 import pwa from './pwa.ts'
 import users from './users.ts'
@@ -83,6 +84,7 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(emailUnsubscribes)
   await app.register(bans)
   await app.register(userExports)
+  await app.register(erasures, { config: options.config })
   await app.register(pushSubscriptions)
   await app.register(notificationHelp)
   await app.register(pushTestNotifications)

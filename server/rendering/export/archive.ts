@@ -113,9 +113,21 @@ function* counted<T>(items: Iterable<T>, summary: ArchiveSummary): Generator<T> 
   }
 }
 
+// Rows come as small strings; they go to the zip in chunks of about 64 KB, so the stream machinery
+// runs once per chunk rather than once per message.
+const CHUNK = 64 * 1024
+
 function* toBuffers(chunks: Iterable<string>, signal: AbortSignal | undefined): Generator<Buffer> {
+  let pending: string[] = []
+  let size = 0
   for (const chunk of chunks) {
+    pending.push(chunk)
+    size += chunk.length
+    if (size < CHUNK) continue
     signal?.throwIfAborted()
-    yield Buffer.from(chunk)
+    yield Buffer.from(pending.join(''))
+    pending = []
+    size = 0
   }
+  if (pending.length > 0) yield Buffer.from(pending.join(''))
 }
