@@ -87,12 +87,15 @@ export default fp(
         writeFileSync(meta, JSON.stringify({ state: 'ready', finishedAt: new Date().toISOString(), bytes: statSync(zip).size, scope, summary }))
         app.log.info({ owner, scope, ...summary }, 'prepared an export')
       } catch (err) {
-        rmSync(partial, { force: true })
-        writeFileSync(meta, JSON.stringify({ state: 'failed', finishedAt: new Date().toISOString() }))
-        app.log.error({ err, owner, scope }, 'preparing an export failed')
+        quietly(() => rmSync(partial, { force: true }))
+        if (aborts.signal.aborted) app.log.warn({ owner, scope }, 'an export was stopped with the server; start it again once it is back')
+        else {
+          quietly(() => writeFileSync(meta, JSON.stringify({ state: 'failed', finishedAt: new Date().toISOString() })))
+          app.log.error({ err, owner, scope }, 'preparing an export failed')
+        }
       } finally {
         db.close()
-        rmSync(lockPath, { force: true })
+        quietly(() => rmSync(lockPath, { force: true }))
       }
     }
 
@@ -131,6 +134,15 @@ export default fp(
   },
   { name: 'exports', dependencies: ['database'] },
 )
+
+// Clearing up after an export never fails the server (the storage folder may be going away).
+function quietly(work: () => void): void {
+  try {
+    work()
+  } catch {
+    // Nothing more to do.
+  }
+}
 
 function alive(pid: number): boolean {
   try {
