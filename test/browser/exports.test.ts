@@ -62,7 +62,11 @@ test('an administrator prepares an export from the account page, downloads it, a
   assert.ok((await reader.locator('article').count()) > 1, 'the room’s messages are on the page')
   const picture = reader.getByRole('img', { name: 'offline-cat.png' })
   await picture.waitFor()
-  assert.equal(await picture.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth), 40, 'the picture loads from the zip')
+  const loaded = await picture.evaluate((element) => {
+    const image = element as unknown as { complete: boolean; naturalWidth: number }
+    return image.complete && image.naturalWidth
+  })
+  assert.equal(loaded, 40, 'the picture loads from the zip')
   assert.deepEqual(asked, [], 'the page asks nothing of the network')
   assert.deepEqual(problems, [])
   assert.deepEqual(tab.problems, [])

@@ -53,6 +53,7 @@ export function erasable(db: Connection) {
       signOut.run(userId)
       setAside.run(userId)
     },
+    isFormerMember: (userId: number): boolean => formerMember.get(FORMER_MEMBER) === userId,
     formerMemberId(): number {
       const found = formerMember.get(FORMER_MEMBER)
       if (found !== undefined) return found

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isAdministrator } from '../../models/user.ts'
 import { parseId } from '../rooms/room-scope.ts'
-import { EXPORT_BUSY, exportFileName, exportView, sendExport } from '../exports/export-download.ts'
+import { EXPORT_BUSY, exportFileName, exportView, sendExport } from '../export-download.ts'
 
 type ExportRequest = FastifyRequest<{ Body: { room_id?: unknown } | undefined }>
 

@@ -12,6 +12,7 @@ import { parseId } from '../rooms/room-scope.ts'
 type ErasureRequest = FastifyRequest<{ Params: { user_id: string }; Body: { messages?: unknown } | undefined }>
 
 export const SELF_ERASURE_REFUSED = 'You can’t erase yourself.'
+export const FORMER_MEMBER_REFUSED = '“A former member” holds the messages kept from erased people; it can’t be erased.'
 const MODES: readonly ErasedMessages[] = ['delete', 'keep']
 
 // An administrator erases a person (upstream has no erasure): signed out at once, then their
@@ -28,6 +29,8 @@ export default async function erasures(app: FastifyInstance, options: { config: 
     const user = id === null ? undefined : app.store.read((m) => m.users.find(id))
     if (!user) return refuse(404)
     if (user.id === request.user!.id) return refuse(403, SELF_ERASURE_REFUSED)
+    // Their messages are where erased people's kept messages go.
+    if (app.store.read((m) => m.erasable.isFormerMember(user.id))) return refuse(403, FORMER_MEMBER_REFUSED)
     return user
   }
 

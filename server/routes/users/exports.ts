@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ExportOwner } from '../../plugins/exports.ts'
 import { denyBots } from '../deny-bots.ts'
-import { EXPORT_BUSY, exportFileName, exportView, sendExport } from '../exports/export-download.ts'
+import { EXPORT_BUSY, exportFileName, exportView, sendExport } from '../export-download.ts'
 
 type PersonRequest = FastifyRequest<{ Params: { user_id: string } }>
 

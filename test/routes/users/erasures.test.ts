@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { listFiles } from '../../../server/lib/files.ts'
 import { mentionAttachmentHtml } from '../../../server/models/rich-text/attachments.ts'
 import { FORMER_MEMBER } from '../../../server/models/user/erasable.ts'
-import { SELF_ERASURE_REFUSED } from '../../../server/routes/users/erasures.ts'
+import { FORMER_MEMBER_REFUSED, SELF_ERASURE_REFUSED } from '../../../server/routes/users/erasures.ts'
 import { buildTestApp, form, inject, signIn } from '../../helper.ts'
 import { rooms, users } from '../../fixtures.ts'
 import { post } from '../messages/support.ts'
@@ -115,6 +115,12 @@ test('erasing a person and keeping their messages signs them â€œA former memberâ
   const page = await inject(app, david, { method: 'GET', url: `/rooms/${rooms.pets.id}` })
   assert.match(page.body, new RegExp(FORMER_MEMBER))
   assert.doesNotMatch(page.body, /Jason Zimdars/)
+
+  const formerMember = sql<{ id: number }>(app, 'SELECT id FROM users WHERE name = ?', FORMER_MEMBER)[0]!.id
+  const refused = await erase(app, david, formerMember, 'delete')
+  assert.equal(refused.statusCode, 403, 'the former member, who holds the kept messages, cannot be erased')
+  assert.match(refused.body, new RegExp(FORMER_MEMBER_REFUSED.slice(1, 20)))
+  assert.equal(sql(app, 'SELECT id FROM messages WHERE creator_id = ?', formerMember).length, before.length)
 })
 
 test('erasure is for administrators, on someone else, with a choice for the messages; anything else is refused and nothing changes', async (t) => {

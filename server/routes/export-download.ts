@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { contentDisposition } from '../blobs.ts'
-import type { Exports, ExportOwner } from '../../plugins/exports.ts'
+import { contentDisposition } from './blobs.ts'
+import type { Exports, ExportOwner } from '../plugins/exports.ts'
 
 export const EXPORT_BUSY = 'Another export is being prepared. Try again once it is ready.'
 
