@@ -7,6 +7,7 @@ import body, { FORM_BODY_LIMIT } from './plugins/body.ts'
 import cable, { type CableOptions } from './plugins/cable.ts'
 import redis from './plugins/redis.ts'
 import bannedContent from './plugins/banned-content.ts'
+import exportJobs from './plugins/exports.ts'
 import unattachedFiles from './plugins/unattached-files.ts'
 import messageListeners from './plugins/message-listeners.ts'
 import webhooks, { type WebhookOptions } from './plugins/webhooks.ts'
@@ -107,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(webPush, { ...options.webPush, config })
   await app.register(email, { ...options.email, config, workerId: options.workerId })
   await app.register(bannedContent, { config })
+  await app.register(exportJobs, { config })
   await app.register(unattachedFiles, { config, scanAtBoot: options.workerId === undefined || options.workerId === 1 })
   await app.register(memoryReport)
   await app.register(metrics, { config, workerId: options.workerId })

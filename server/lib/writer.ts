@@ -51,6 +51,7 @@ export class Writer<C> {
   private waiting: { since: number; delay: number; timer: NodeJS.Timeout } | null = null
   private checkpointWanted: (() => boolean) | null = null
   private transactionTimes: { observe(seconds: number): void } | null = null
+  private truncateOnce = false
   private readonly maxBatch: number
   private readonly lockWaitMs: number
   readonly stats: WriterStats = { batches: 0, writes: 0, retried: 0, lockWaits: 0, lockWaitMs: 0 }
@@ -98,6 +99,12 @@ export class Writer<C> {
   // Each committed batch's transaction time, in seconds, is observed into `times` (metrics).
   measureTransactions(times: { observe(seconds: number): void } | null): void {
     this.transactionTimes = times
+  }
+
+  // Once, after the next committed batch: the same checkpoint and truncation, so the WAL keeps no
+  // frames from before that batch (an erasure's words).
+  truncateWalAfterNextBatch(): void {
+    this.truncateOnce = true
   }
 
   get pending(): number {
@@ -165,7 +172,10 @@ export class Writer<C> {
     this.stats.batches++
     this.stats.writes += batch.length
     batch.forEach((job, i) => job.resolve(results[i]))
-    if (this.checkpointWanted?.()) this.truncateWal()
+    if (this.truncateOnce || this.checkpointWanted?.()) {
+      this.truncateOnce = false
+      this.truncateWal()
+    }
   }
 
   private truncateWal(): void {

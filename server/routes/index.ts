@@ -35,6 +35,9 @@ import accountBots from './account/bots.ts'
 import botKeys from './account/bot-keys.ts'
 import customStyles from './account/custom-styles.ts'
 import logos from './account/logos.ts'
+import accountExports from './account/exports.ts'
+import userExports from './users/exports.ts'
+import erasures from './users/erasures.ts'
 import up from './up.ts'
 import pwa from './pwa.ts'
 import users from './users.ts'
@@ -69,6 +72,7 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(joinCodes)
   await app.register(logos, { config: options.config })
   await app.register(customStyles)
+  await app.register(accountExports)
   await app.register(accounts, { config: options.config })
   await app.register(singleSignOn)
   await app.register(users, { config: options.config })
@@ -79,6 +83,8 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(emailPreferences)
   await app.register(emailUnsubscribes)
   await app.register(bans)
+  await app.register(userExports)
+  await app.register(erasures, { config: options.config })
   await app.register(pushSubscriptions)
   await app.register(notificationHelp)
   await app.register(pushTestNotifications)

@@ -84,6 +84,7 @@ export default async function users(app: FastifyInstance, options: { config: Con
       administrator,
       transfer: administrator && active && person.role !== ROLES.bot ? transferLinks(app, request, person) : null,
       canBan: administrator && person.id !== viewer.id && person.status !== STATUSES.deactivated && person.role !== ROLES.bot,
+      canErase: administrator && person.id !== viewer.id && !app.store.read((m) => m.erasable.isFormerMember(person.id)),
       backPath: linkBack(request),
     })
   })

@@ -88,6 +88,17 @@ const MATRIX: Row[] = [
   ['PATCH /account/bots/:bot/key',                 [401,        403,              '302 /account/bots', '—',           '—',              403]],
   ['PUT /account/bots/:bot/key',                   [401,        403,              '302 /account/bots', '—',           '—',              403]],
   ['POST /account/bots/:bot/key _method=patch',    [401,        403,              '302 /account/bots', '—',           '—',              403]],
+  // Exports: the account's for administrators (404 for the zip until one is ready); a person's own
+  // under their own id or "me" (anyone else's is not found). One export runs at a time on the
+  // server, so the POST row leaves out the second person who would start one.
+  ['GET /account/export',                          [SIGN_IN,    403,              200,              '—',              '—',              403]],
+  ['POST /account/export',                         [401,        403,              '302 /account/export', '—',         '—',              403]],
+  ['GET /account/export.zip',                      [SIGN_IN,    403,              404,              '—',              '—',              403]],
+  ['GET /users/:id/export',                        [SIGN_IN,    404,              404,              200,              200,              403]],
+  ['POST /users/:id/export',                       [401,        404,              404,              '302 /users/me/export', '—',        403]],
+  ['GET /users/:id/export.zip',                    [SIGN_IN,    404,              404,              404,              404,              403]],
+  // Erasing a person: administrators, on someone else.
+  ['POST /users/:id/erasure',                      [401,        403,              '302 /account/edit', 403,           403,              403]],
 ]
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }
@@ -170,6 +181,18 @@ function requestFor(route: string, target: Target): InjectOptions {
     case 'PATCH /account/bots/:bot/key':
     case 'PUT /account/bots/:bot/key':
       return { method, url: path.replace(':bot', String(users.bender.id)), headers: FORM }
+    case 'GET /account/export':
+    case 'GET /account/export.zip':
+      return { method, url: path }
+    case 'POST /account/export':
+      return { ...form({}), url: path }
+    case 'GET /users/:id/export':
+    case 'GET /users/:id/export.zip':
+      return { method, url: path.replace(':id', String(target.id)) }
+    case 'POST /users/:id/export':
+      return { ...form({}), url: path.replace(':id', String(target.id)) }
+    case 'POST /users/:id/erasure':
+      return { ...form({ messages: 'delete' }), url: path.replace(':id', String(target.id)) }
     case 'DELETE /account/users/:id':
     case 'POST /users/:id/ban':
     case 'DELETE /users/:id/ban':

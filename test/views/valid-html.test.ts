@@ -118,6 +118,8 @@ describe('the server’s HTML is valid', () => {
     await check('david', '/account/bots/new')
     await check('david', `/account/bots/${campfire.labels['users.bender']}/edit`)
     await check('david', '/account/custom_styles/edit')
+    await check('david', '/account/export')
+    await check('kevin', '/users/me/export')
     await check('david', '/rooms/opens/new')
     await check('david', '/rooms/closeds/new')
     await check('david', '/rooms/directs/new')
