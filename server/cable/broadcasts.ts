@@ -1,6 +1,7 @@
 import { globalIdParam } from '../lib/rails/signing.ts'
 import { boostDomId, messageDomId, roomDomId } from '../rendering/helpers/dom.ts'
 import { turboStream, turboStreamRemove } from '../rendering/turbo-streams.ts'
+import { INBOX_ENTRIES } from '../rendering/inbox-entries.ts'
 import { ROOM_TYPES } from '../models/room.ts'
 import type { RoomRef } from './channel.ts'
 import { messagesStream } from './channels/room-messages.ts'
@@ -13,6 +14,11 @@ export interface MessageRef {
 // Who sees a change to the room list: everyone on the global "rooms" stream (open rooms),
 // or each listed user on their own "<user gid>:rooms" stream (closed and direct rooms).
 export type RoomAudience = 'everyone' | Iterable<number>
+
+// A person's inbox (routes/users/mentions.ts): their own stream, signed for their page only.
+export function inboxStream(userId: number): string {
+  return `${globalIdParam('User', userId)}:mentions`
+}
 
 export function roomsStreams(audience: RoomAudience): string[] {
   return audience === 'everyone' ? ['rooms'] : [...audience].map((userId) => `${globalIdParam('User', userId)}:rooms`)
@@ -44,6 +50,9 @@ export function createBroadcasts(server: CableServer) {
     // (CableServer.noticeUnread).
     unreadRoom: (room: RoomRef, memberUserIds: readonly number[], at: number): number =>
       server.noticeUnread({ roomId: room.id, at, shared: room.type !== ROOM_TYPES.direct, userIds: memberUserIds }),
+
+    // `entryHtml` is an inbox entry (rendering/inbox-entries.ts); it goes first in the person's inbox.
+    inboxEntered: (userId: number, entryHtml: string): number => server.broadcast(inboxStream(userId), turboStream('prepend', INBOX_ENTRIES, entryHtml)),
 
     // A turbo-stream `prepend` of the sidebar tile (to shared_rooms or direct_rooms).
     roomCreated: (prependStreamHtml: string, audience: RoomAudience): number => server.broadcastMany(roomsStreams(audience), prependStreamHtml),
