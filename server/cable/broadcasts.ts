@@ -5,6 +5,7 @@ import { INBOX_ENTRIES } from '../rendering/inbox-entries.ts'
 import { ROOM_TYPES } from '../models/room.ts'
 import type { RoomRef } from './channel.ts'
 import { messagesStream } from './channels/room-messages.ts'
+import { inboxStream } from './user-streams.ts'
 import type { CableServer } from './server.ts'
 
 export interface MessageRef {
@@ -14,11 +15,6 @@ export interface MessageRef {
 // Who sees a change to the room list: everyone on the global "rooms" stream (open rooms),
 // or each listed user on their own "<user gid>:rooms" stream (closed and direct rooms).
 export type RoomAudience = 'everyone' | Iterable<number>
-
-// A person's inbox (routes/users/mentions.ts): their own stream, signed for their page only.
-export function inboxStream(userId: number): string {
-  return `${globalIdParam('User', userId)}:mentions`
-}
 
 export function roomsStreams(audience: RoomAudience): string[] {
   return audience === 'everyone' ? ['rooms'] : [...audience].map((userId) => `${globalIdParam('User', userId)}:rooms`)
