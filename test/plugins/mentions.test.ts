@@ -41,7 +41,7 @@ test('a new mention is prepended to the open inbox of the person it mentions, an
   const id = await post('jason', rooms.hq.id, `<div>Look ${mentionOf(users.kevin.id)}</div>`)
   await kevin.client.until(() => kevin.client.messages(kevin.identifier).length === 1)
   const frame = String(kevin.client.messages(kevin.identifier)[0])
-  assert.match(frame, /^<turbo-stream action="prepend" target="inbox_entries"><template><div id="inbox_entry_\d+" class="inbox__entry inbox__entry--unread" contents><div id="message_/)
+  assert.match(frame, /^<turbo-stream action="prepend" target="inbox_entries"><template><div id="inbox_entry_\d+" class="inbox__entry inbox__entry--unread" data-message-slot contents><div id="message_/)
   assert.ok(frame.includes(`data-message-id="${id}"`))
   await quietly()
   assert.equal(jz.client.messages(jz.identifier).length, 0)
