@@ -13,6 +13,7 @@ import messageListeners from './plugins/message-listeners.ts'
 import webhooks, { type WebhookOptions } from './plugins/webhooks.ts'
 import webPush, { type WebPushOptions } from './plugins/web-push.ts'
 import email, { type EmailOptions } from './plugins/email.ts'
+import mentions from './plugins/mentions.ts'
 import database from './plugins/database.ts'
 import errors from './plugins/errors.ts'
 import diskSpace from './plugins/disk-space.ts'
@@ -107,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(webhooks, { ...options.webhooks, config, post: postAsBot })
   await app.register(webPush, { ...options.webPush, config })
   await app.register(email, { ...options.email, config, workerId: options.workerId })
+  await app.register(mentions)
   await app.register(bannedContent, { config })
   await app.register(exportJobs, { config })
   await app.register(unattachedFiles, { config, scanAtBoot: options.workerId === undefined || options.workerId === 1 })

@@ -1,9 +1,11 @@
 import { globalIdParam } from '../lib/rails/signing.ts'
 import { boostDomId, messageDomId, roomDomId } from '../rendering/helpers/dom.ts'
 import { turboStream, turboStreamRemove } from '../rendering/turbo-streams.ts'
+import { INBOX_ENTRIES } from '../rendering/inbox-entries.ts'
 import { ROOM_TYPES } from '../models/room.ts'
 import type { RoomRef } from './channel.ts'
 import { messagesStream } from './channels/room-messages.ts'
+import { inboxStream } from './user-streams.ts'
 import type { CableServer } from './server.ts'
 
 export interface MessageRef {
@@ -44,6 +46,9 @@ export function createBroadcasts(server: CableServer) {
     // (CableServer.noticeUnread).
     unreadRoom: (room: RoomRef, memberUserIds: readonly number[], at: number): number =>
       server.noticeUnread({ roomId: room.id, at, shared: room.type !== ROOM_TYPES.direct, userIds: memberUserIds }),
+
+    // `entryHtml` is an inbox entry (rendering/inbox-entries.ts); it goes first in the person's inbox.
+    inboxEntered: (userId: number, entryHtml: string): number => server.broadcast(inboxStream(userId), turboStream('prepend', INBOX_ENTRIES, entryHtml)),
 
     // A turbo-stream `prepend` of the sidebar tile (to shared_rooms or direct_rooms).
     roomCreated: (prependStreamHtml: string, audience: RoomAudience): number => server.broadcastMany(roomsStreams(audience), prependStreamHtml),

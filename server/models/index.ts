@@ -45,6 +45,8 @@ import { missedMessages } from './email/missed-messages.ts'
 import { claimable } from './user/claimable.ts'
 import { exportRows } from './export/rows.ts'
 import { erasable } from './user/erasable.ts'
+import { mentionIndex } from './message/mentions.ts'
+import { inbox } from './user/mentions.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -97,6 +99,8 @@ export function createModels(db: Connection) {
     claims: claimable(db),
     exportRows: exportRows(db),
     erasable: erasable(db),
+    mentionIndex: mentionIndex(db),
+    inbox: inbox(db),
   }
 }
 

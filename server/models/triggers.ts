@@ -30,6 +30,14 @@ const INVALIDATE_ALL = `
   UPDATE users SET sidebar_version = (SELECT value FROM campfire_cache_versions WHERE name = 'counter');
 `
 
+// Nor were bodies checked for mentions (014-mentions.sql): every body that can hold one is
+// checked again, and the mentions of messages deleted meanwhile go.
+const RECHECK_MENTIONS = `
+  DELETE FROM campfire_mentions WHERE message_id NOT IN (SELECT id FROM messages);
+  INSERT INTO campfire_mention_checks (message_id)
+    SELECT record_id FROM action_text_rich_texts WHERE record_type = 'Message' AND body LIKE '%sgid%' ORDER BY record_id;
+`
+
 // Names of the triggers created again, in one transaction under the write lock.
 export function restoreMissingTriggers(db: Connection, migrations: readonly Migration[]): string[] {
   const defined = definedTriggers(migrations)
@@ -39,6 +47,7 @@ export function restoreMissingTriggers(db: Connection, migrations: readonly Migr
     const missing = [...defined.keys()].filter((name) => !present.has(name))
     for (const name of missing) db.exec(defined.get(name)!)
     if (missing.length > 0) db.exec(INVALIDATE_ALL)
+    if (missing.some((name) => name.startsWith('campfire_mentions_'))) db.exec(RECHECK_MENTIONS)
     return missing
   }).immediate()
 }

@@ -104,7 +104,7 @@ export type MessageRenderer = ReturnType<typeof createMessageRenderer>
 
 // Upstream still shows a mention whose signature no longer verifies (after a secret
 // rotation), for User records only; it is display, never authorisation.
-function unverifiedGlobalId(sgid: string): { model: string; id: string } | null {
+export function unverifiedGlobalId(sgid: string): { model: string; id: string } | null {
   const envelope = parseJsonObject(decodeBase64(sgid.split('--')[0] ?? ''))
   const rails = envelope?._rails
   if (typeof rails !== 'object' || rails === null) return null

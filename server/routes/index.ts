@@ -11,6 +11,7 @@ import boosts from './messages/boosts.ts'
 import rooms from './rooms.ts'
 import refreshes from './rooms/refreshes.ts'
 import sidebars from './users/sidebars.ts'
+import mentions from './users/mentions.ts'
 import avatars from './users/avatars.ts'
 import profiles from './users/profiles.ts'
 import emailPreferences from './users/email-preferences.ts'
@@ -78,6 +79,7 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(users, { config: options.config })
   await app.register(avatars, { config: options.config })
   await app.register(sidebars)
+  await app.register(mentions)
   await app.register(profiles, { config: options.config })
   await app.register(oidcIdentities)
   await app.register(emailPreferences)

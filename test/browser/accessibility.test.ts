@@ -159,6 +159,7 @@ describe('accessibility of every page state, checked by axe-core', { skip: !chro
     await visit(david, '/searches', 'search, empty')
     await visit(david, '/searches?q=coffee', 'search, results')
     await visit(david, '/searches?q=zebracorn', 'search, no match')
+    await visit(kevin, '/users/me/mentions', 'mentions inbox', 'mentions-inbox')
     await visit(david, '/users/me/profile', 'own profile')
     await visit(david, `/users/${campfire.labels['users.jason']}`, 'another’s profile')
     await visit(david, '/account/edit', 'account, administrator', 'account')

@@ -92,7 +92,7 @@ function readEnvFile(path: string): Record<string, string> {
 }
 
 // The harness's seed is made by Rails and lacks our additive migrations. The run's copy has the
-// newest ones undone (005-012: two indexes and the tables of our own), so the start has to apply
+// newest ones undone (005-014: two indexes, the tables of our own and their triggers), so the start has to apply
 // them again before /up answers.
 const LATEST_MIGRATION = Math.max(...readMigrations(join(ROOT, 'migrations')).map((migration) => migration.version))
 const UNDONE_TO = 4
@@ -107,6 +107,13 @@ const UNDO_MIGRATIONS = `DROP INDEX campfire_index_rooms_on_created_at_and_id;
   DROP TABLE slack_import_records;
   DROP INDEX campfire_index_messages_on_creator_and_client_message_id;
   ALTER TABLE messages DROP COLUMN campfire_repeat_of;
+  DROP TRIGGER campfire_mentions_body_inserted;
+  DROP TRIGGER campfire_mentions_body_updated;
+  DROP TRIGGER campfire_mentions_body_deleted;
+  DROP TRIGGER campfire_mentions_message_moved;
+  DROP TRIGGER campfire_mentions_message_deleted;
+  DROP TABLE campfire_mentions;
+  DROP TABLE campfire_mention_checks;
   PRAGMA user_version = ${UNDONE_TO};`
 
 // labels.json's values: ids, and the strings (emails, tokens) beside them.

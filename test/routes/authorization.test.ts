@@ -34,6 +34,9 @@ const MATRIX: Row[] = [
   ['PATCH /users/:id/profile',                     [401,        '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', 403]],
   ['PUT /users/:id/profile',                       [401,        '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', 403]],
   ['POST /users/:id/profile _method=patch',        [401,        '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', 403]],
+  // The inbox is always the asker's own, whatever the :id (test/routes/users/mentions.test.ts checks whose).
+  ['GET /users/me/mentions',                       [SIGN_IN,    200,              200,              200,              200,              403]],
+  ['GET /users/:id/mentions',                      [SIGN_IN,    200,              200,              200,              200,              403]],
   ['GET /users/:id',                               [SIGN_IN,    200,              200,              200,              200,              403]],
   ['GET /users/:avatar_token/avatar',              [SIGN_IN,    200,              200,              200,              200,              403]],
   ['DELETE /users/:id/avatar',                     [401,        '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', '302 /users/me/profile', 403]],
@@ -118,7 +121,9 @@ function requestFor(route: string, target: Target): InjectOptions {
   const form = (fields: Record<string, string>) => ({ method, headers: FORM, payload: new URLSearchParams(fields).toString() })
   switch (route) {
     case 'GET /users/me/profile':
+    case 'GET /users/me/mentions':
       return { method, url: path }
+    case 'GET /users/:id/mentions':
     case 'GET /users/:id/profile':
     case 'GET /users/:id':
       return { method, url: path.replace(':id', String(target.id)) }

@@ -110,6 +110,7 @@ describe('the server’s HTML is valid', () => {
     await check('david', '/searches')
     await check('david', '/searches?q=coffee')
     await check('david', '/searches?q=zebracorn')
+    await check('david', '/users/me/mentions')
     await check('david', '/users/me/profile')
     await check('david', `/users/${campfire.labels['users.jason']}`)
     await check('david', '/users/me/notification_help')

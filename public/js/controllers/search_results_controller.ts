@@ -3,11 +3,14 @@ import { highlightCodeBlocks } from '../lib/code_highlighting.ts'
 import { scrollCodeByKeyboard } from '../lib/scrollable_code.ts'
 import { MessageFormatter } from '../models/message_formatter.ts'
 
-// Search results: formatted for the viewer without threading (each shows its author and room),
-// scrolled to the newest.
+// Search results and the inbox: formatted for the viewer without threading (each shows its
+// author and room). Search results are oldest first and scrolled to the newest; the inbox is
+// newest first and stays at the top.
 export default class SearchResultsController extends Controller<HTMLElement> {
   static targets = ['messages', 'message']
   static classes = ['me', 'threaded', 'mentioned', 'formatted']
+  static values = { newestFirst: Boolean }
+  declare readonly newestFirstValue: boolean
   declare readonly meClass: string
   declare readonly mentionedClass: string
   declare readonly formattedClass: string
@@ -22,6 +25,7 @@ export default class SearchResultsController extends Controller<HTMLElement> {
   }
 
   connect(): void {
+    if (this.newestFirstValue) return
     requestAnimationFrame(() => (this.element.scrollTop = this.element.scrollHeight))
   }
 

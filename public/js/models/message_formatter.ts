@@ -58,16 +58,28 @@ function isMessage(node: Element | null): node is HTMLElement {
   return !!node && node.classList.contains('message')
 }
 
+// A message may sit alone in a slot that takes no box of its own (an inbox entry, which carries
+// the viewer's read state): its neighbours are the slot's.
+function slotOf(message: Element): Element {
+  const parent = message.parentElement
+  return parent?.hasAttribute('data-message-slot') ? parent : message
+}
+
+function messageAt(node: Element): HTMLElement | null {
+  if (isMessage(node)) return node
+  return node.hasAttribute('data-message-slot') ? node.querySelector<HTMLElement>(':scope > .message') : null
+}
+
 function previousMessage(message: Element): HTMLElement | null {
-  let node = message.previousElementSibling
-  while (node && !isMessage(node)) node = node.previousElementSibling
-  return node as HTMLElement | null
+  let node = slotOf(message).previousElementSibling
+  while (node && !messageAt(node)) node = node.previousElementSibling
+  return node ? messageAt(node) : null
 }
 
 function nextMessage(message: Element): HTMLElement | null {
-  let node = message.nextElementSibling
-  while (node && !isMessage(node)) node = node.nextElementSibling
-  return node as HTMLElement | null
+  let node = slotOf(message).nextElementSibling
+  while (node && !messageAt(node)) node = node.nextElementSibling
+  return node ? messageAt(node) : null
 }
 
 function localDay(ms: number): string {
