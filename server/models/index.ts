@@ -43,6 +43,8 @@ import { emailNotifications } from './email/notification.ts'
 import { emailPreferences } from './email/preference.ts'
 import { missedMessages } from './email/missed-messages.ts'
 import { claimable } from './user/claimable.ts'
+import { savedMessages } from './saved-message.ts'
+import { unreadMarks } from './membership/unread-marks.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -93,6 +95,8 @@ export function createModels(db: Connection) {
     emailPreferences: emailPreferences(db),
     missedMessages: missedMessages(db),
     claims: claimable(db),
+    savedMessages: savedMessages(db),
+    unreadMarks: unreadMarks(db),
   }
 }
 

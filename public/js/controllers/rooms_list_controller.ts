@@ -27,6 +27,7 @@ export default class RoomsListController extends Controller<FrameElement> {
 
   connect(): void {
     document.addEventListener('turbo:load', this.markCurrent)
+    document.addEventListener('turbo:submit-end', this.markedUnread)
     if (!this.element.getAttribute('src')) this.firstLoadDone = true
     // A permanent frame is moved, not rebuilt, on navigation: keep listening through the move.
     if (this.subscription) return
@@ -47,6 +48,7 @@ export default class RoomsListController extends Controller<FrameElement> {
 
   disconnect(): void {
     document.removeEventListener('turbo:load', this.markCurrent)
+    document.removeEventListener('turbo:submit-end', this.markedUnread)
     setTimeout(() => {
       if (this.element.isConnected) return
       this.subscription?.unsubscribe()
@@ -77,6 +79,19 @@ export default class RoomsListController extends Controller<FrameElement> {
       if (Number(room.dataset.roomId) === Current.roomId) room.setAttribute('aria-current', 'page')
       else room.removeAttribute('aria-current')
     }
+  }
+
+  // "Mark as unread" in a message's menu: the unread notice reaches every tab of this person, but
+  // this one shows the room and would not mark it, so the answer to the form marks it here.
+  markedUnread = (event: Event): void => {
+    const { formSubmission, success } = (event as CustomEvent<{ formSubmission: { formElement: HTMLFormElement }; success: boolean }>).detail
+    const form = formSubmission.formElement
+    if (!success || !form.classList.contains('message__unread-form')) return
+    const room = this.find(Number(form.dataset.roomId))
+    if (!room) return
+    room.classList.add(this.unreadClass)
+    // No target: the badge counts again, and no Ping moves, since no message arrived.
+    this.dispatch('unread', { target: window, detail: { targetId: '' } })
   }
 
   read(event: CustomEvent<{ roomId: number }>): void {
