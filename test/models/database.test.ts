@@ -13,8 +13,8 @@ const expected = JSON.parse(readFileSync(new URL('../fixtures/upstream-schema.js
 const OUR_INDEXES = ['index_messages_on_room_id_and_created_at', 'index_messages_on_room_id_and_updated_at']
 // Additive columns and tables of our own (003-cache-versions.sql, 007-worker-connections.sql, 013-message-client-ids.sql,
 // 011-email-notifications.sql); Rails ignores them.
-const OUR_COLUMNS = ['messages.presentation_version', 'messages.campfire_repeat_of', 'rooms.content_version', 'users.sidebar_version']
-const OUR_TABLES = ['campfire_cache_versions', 'campfire_worker_connections', 'campfire_email_notifications', 'campfire_email_preferences', 'oidc_identities', 'oidc_sessions', 'oidc_settings', 'slack_import_records']
+const OUR_COLUMNS = ['messages.presentation_version', 'messages.campfire_repeat_of', 'memberships.campfire_unread_message_id', 'rooms.content_version', 'users.sidebar_version']
+const OUR_TABLES = ['campfire_cache_versions', 'campfire_worker_connections', 'campfire_email_notifications', 'campfire_email_preferences', 'oidc_identities', 'oidc_sessions', 'oidc_settings', 'slack_import_records', 'campfire_saved_messages']
 
 interface Column { name: string; type: string; notnull: number; dflt_value: string | null }
 
