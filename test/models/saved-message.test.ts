@@ -5,6 +5,7 @@ import { buildTestApp } from '../helper.ts'
 import { rooms, users } from '../fixtures.ts'
 import { postMessage, removeMessage } from '../../server/models/message/posting.ts'
 import type { FastifyInstance } from 'fastify'
+import type { MessageRow } from '../../server/models/message.ts'
 
 let counter = 0
 function post(app: FastifyInstance, roomId: number, creatorId: number, text = 'worth keeping') {
@@ -31,7 +32,7 @@ test('saved messages are listed newest saved first, each once, and unsaving take
 
 test('a page ends at its size, and the next one starts below its last save', async (t) => {
   const { app } = await buildTestApp(t)
-  const messages = []
+  const messages: MessageRow[] = []
   for (let i = 0; i < 5; i++) messages.push(await post(app, rooms.hq.id, users.jason.id, `note ${i}`))
   await app.store.write((m) => messages.forEach((message) => m.savedMessages.save(users.david.id, message.id)))
   const page = app.store.read((m) => m.savedMessages.page(users.david.id, null, 2))

@@ -39,8 +39,8 @@ export default class RoomsListController extends Controller<FrameElement> {
       disconnected() {
         if (subscription === controller.subscription) controller.disconnected = true
       },
-      received(data: { roomId: number }) {
-        if (subscription === controller.subscription) controller.unread(data.roomId)
+      received(data: { roomId: number; at?: number }) {
+        if (subscription === controller.subscription) controller.unread(data.roomId, data.at)
       },
     })
     this.subscription = subscription
@@ -114,11 +114,11 @@ export default class RoomsListController extends Controller<FrameElement> {
     this.dispatch('read', { target: window, detail: { targetId: room.id } })
   }
 
-  private unread(roomId: number): void {
+  private unread(roomId: number, at?: number): void {
     const room = this.find(roomId)
     if (!room) return
     if (Current.roomId !== roomId || document.visibilityState === 'hidden') room.classList.add(this.unreadClass)
-    this.dispatch('unread', { target: window, detail: { targetId: room.id } })
+    this.dispatch('unread', { target: window, detail: { targetId: room.id, at } })
   }
 
   private find(roomId: number): HTMLElement | undefined {
