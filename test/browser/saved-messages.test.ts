@@ -85,6 +85,7 @@ describe('saved messages and mark as unread in Chromium', { skip: !chromiumAvail
         await saved.waitFor()
         assert.ok((await saved.innerText()).includes(text), 'the saved message as the room shows it')
         assert.equal(await page.locator('#saved-messages > .message').count(), 1)
+        assert.ok(await saved.locator('.message__room a').isVisible(), 'the entry names its room')
         assert.match(await saved.locator('.message__room a').innerText(), /HQ/)
         await shot(page, `saved-page-${size}-${colorScheme}`)
 
