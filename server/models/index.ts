@@ -47,6 +47,8 @@ import { exportRows } from './export/rows.ts'
 import { erasable } from './user/erasable.ts'
 import { mentionIndex } from './message/mentions.ts'
 import { inbox } from './user/mentions.ts'
+import { savedMessages } from './saved-message.ts'
+import { unreadMarks } from './membership/unread-marks.ts'
 
 // Every model prepares its statements once per connection: the store builds one set for the
 // reader and one for the writer.
@@ -101,6 +103,8 @@ export function createModels(db: Connection) {
     erasable: erasable(db),
     mentionIndex: mentionIndex(db),
     inbox: inbox(db),
+    savedMessages: savedMessages(db),
+    unreadMarks: unreadMarks(db),
   }
 }
 

@@ -8,10 +8,13 @@ import botApi from './messages/bot-api.ts'
 import blobs from './blobs.ts'
 import representations from './representations.ts'
 import boosts from './messages/boosts.ts'
+import saves from './messages/saves.ts'
+import unreads from './messages/unreads.ts'
 import rooms from './rooms.ts'
 import refreshes from './rooms/refreshes.ts'
 import sidebars from './users/sidebars.ts'
 import mentions from './users/mentions.ts'
+import savedMessages from './users/saves.ts'
 import avatars from './users/avatars.ts'
 import profiles from './users/profiles.ts'
 import emailPreferences from './users/email-preferences.ts'
@@ -80,6 +83,7 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(avatars, { config: options.config })
   await app.register(sidebars)
   await app.register(mentions)
+  await app.register(savedMessages)
   await app.register(profiles, { config: options.config })
   await app.register(oidcIdentities)
   await app.register(emailPreferences)
@@ -98,6 +102,8 @@ export default async function routes(app: FastifyInstance, options: RoutesOption
   await app.register(blobs, { config: options.config })
   await app.register(representations, { config: options.config })
   await app.register(boosts)
+  await app.register(saves)
+  await app.register(unreads)
   await app.register(involvements)
   await app.register(opens)
   await app.register(closeds)

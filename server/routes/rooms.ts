@@ -32,7 +32,9 @@ export default async function rooms(app: FastifyInstance) {
       const room = roomFor(m, request, request.params.id ?? request.params.room_id)
       if (!room) return null
       const targetId = positiveId(request.params.message_id)
-      const target = targetId === null ? undefined : m.messages.findInRoom(targetId, room.id)
+      const membership = m.memberships.find(room.id, user.id)
+      // A room the person marked unread opens at the message they marked (messages/unreads.ts).
+      const target = targetId !== null ? m.messages.findInRoom(targetId, room.id) : membership?.unread_at != null ? m.unreadMarks.markedMessage(room.id, user.id) : undefined
       let rows: MessageRow[] | undefined
       const rowsOf = () => (rows ??= target ? m.messagePages.pageAround(target) : m.messagePages.lastPage(room.id))
       const render = () => app.messageFragments.renderEach(m, rowsOf(), { origin, viewerId: user.id, stats: request.cacheStats, rooms: [room] })
@@ -43,7 +45,7 @@ export default async function rooms(app: FastifyInstance) {
         messages,
         account: m.accounts.first() ?? null,
         roomName: room.type === 'Rooms::Direct' ? directRoomName(m.rooms.memberNames(room.id).filter((p) => p.id !== user.id), user.name) : (room.name ?? ''),
-        unread: m.memberships.find(room.id, user.id)?.unread_at != null,
+        unread: membership?.unread_at != null,
         invitation,
         highlightId: target?.id ?? null,
       }

@@ -17,7 +17,7 @@ const OLD_CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36
 
 // axe-core, in light and dark colours, on every state a person meets: signed out, in a busy room
 // and an empty one, editing, with menus open, searching, on profiles and account pages, starting a
-// Ping, looking at a photo, on an old browser and on error pages.
+// Ping, looking at a photo, on an old browser and on error pages, and on the Saved page.
 describe('accessibility of every page state, checked by axe-core', { skip: !chromiumAvailable() && 'chromium is not installed' }, () => {
   const cleanups: (() => Promise<void> | void)[] = []
   const t = { after: (fn: () => Promise<void> | void) => void cleanups.push(fn) }
@@ -106,7 +106,11 @@ describe('accessibility of every page state, checked by axe-core', { skip: !chro
     const last = page.locator('#message-area .messages > .message[data-message-id]').last()
     await last.locator('.message__options-btn').click()
     await last.locator('.message__actions-menu').waitFor()
+    await last.getByRole('button', { name: 'Save', exact: true }).waitFor()
     await check(page, 'room, message menu open')
+    await last.getByRole('button', { name: 'Save', exact: true }).click()
+    await last.getByRole('button', { name: 'Unsave', exact: true }).waitFor()
+    await check(page, 'room, message menu open, the message saved')
     await page.keyboard.press('Escape')
 
     await page.locator('#user_sidebar a.direct__new').click()
@@ -160,6 +164,8 @@ describe('accessibility of every page state, checked by axe-core', { skip: !chro
     await visit(david, '/searches?q=coffee', 'search, results')
     await visit(david, '/searches?q=zebracorn', 'search, no match')
     await visit(kevin, '/users/me/mentions', 'mentions inbox', 'mentions-inbox')
+    await visit(kevin, '/users/me/saves', 'saved messages, none yet')
+    await visit(david, '/users/me/saves', 'saved messages', 'saved')
     await visit(david, '/users/me/profile', 'own profile')
     await visit(david, `/users/${campfire.labels['users.jason']}`, 'another’s profile')
     await visit(david, '/account/edit', 'account, administrator', 'account')

@@ -92,8 +92,8 @@ function readEnvFile(path: string): Record<string, string> {
 }
 
 // The harness's seed is made by Rails and lacks our additive migrations. The run's copy has the
-// newest ones undone (005-014: two indexes, the tables of our own and their triggers), so the start has to apply
-// them again before /up answers.
+// newest ones undone (005-015: indexes, columns, the tables of our own and their triggers), so
+// the start has to apply them again before /up answers.
 const LATEST_MIGRATION = Math.max(...readMigrations(join(ROOT, 'migrations')).map((migration) => migration.version))
 const UNDONE_TO = 4
 const UNDO_MIGRATIONS = `DROP INDEX campfire_index_rooms_on_created_at_and_id;
@@ -107,6 +107,11 @@ const UNDO_MIGRATIONS = `DROP INDEX campfire_index_rooms_on_created_at_and_id;
   DROP TABLE slack_import_records;
   DROP INDEX campfire_index_messages_on_creator_and_client_message_id;
   ALTER TABLE messages DROP COLUMN campfire_repeat_of;
+  DROP TRIGGER campfire_saved_message_goes_with_its_message;
+  DROP TRIGGER campfire_saved_message_goes_with_the_membership;
+  DROP TRIGGER campfire_saved_message_goes_with_its_person;
+  DROP TABLE campfire_saved_messages;
+  ALTER TABLE memberships DROP COLUMN campfire_unread_message_id;
   DROP TRIGGER campfire_mentions_body_inserted;
   DROP TRIGGER campfire_mentions_body_updated;
   DROP TRIGGER campfire_mentions_body_deleted;

@@ -12,9 +12,9 @@ const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url))
 const expected = JSON.parse(readFileSync(new URL('../fixtures/upstream-schema.json', import.meta.url), 'utf8'))
 const OUR_INDEXES = ['index_messages_on_room_id_and_created_at', 'index_messages_on_room_id_and_updated_at']
 // Additive columns and tables of our own (003-cache-versions.sql, 007-worker-connections.sql, 013-message-client-ids.sql,
-// 011-email-notifications.sql, 014-mentions.sql); Rails ignores them.
-const OUR_COLUMNS = ['messages.presentation_version', 'messages.campfire_repeat_of', 'rooms.content_version', 'users.sidebar_version']
-const OUR_TABLES = ['campfire_cache_versions', 'campfire_worker_connections', 'campfire_email_notifications', 'campfire_email_preferences', 'oidc_identities', 'oidc_sessions', 'oidc_settings', 'slack_import_records', 'campfire_mentions', 'campfire_mention_checks']
+// 011-email-notifications.sql, 014-mentions.sql, 015-saved-messages.sql); Rails ignores them.
+const OUR_COLUMNS = ['messages.presentation_version', 'messages.campfire_repeat_of', 'memberships.campfire_unread_message_id', 'rooms.content_version', 'users.sidebar_version']
+const OUR_TABLES = ['campfire_cache_versions', 'campfire_worker_connections', 'campfire_email_notifications', 'campfire_email_preferences', 'oidc_identities', 'oidc_sessions', 'oidc_settings', 'slack_import_records', 'campfire_mentions', 'campfire_mention_checks', 'campfire_saved_messages']
 
 interface Column { name: string; type: string; notnull: number; dflt_value: string | null }
 

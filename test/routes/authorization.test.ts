@@ -2,6 +2,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { transferId } from '../../server/models/user/transferable.ts'
+import { postMessage } from '../../server/models/message/posting.ts'
 import { buildTestApp } from '../helper.ts'
 import { rooms, users, type UserName } from '../fixtures.ts'
 
@@ -91,6 +92,18 @@ const MATRIX: Row[] = [
   ['PATCH /account/bots/:bot/key',                 [401,        403,              '302 /account/bots', '—',           '—',              403]],
   ['PUT /account/bots/:bot/key',                   [401,        403,              '302 /account/bots', '—',           '—',              403]],
   ['POST /account/bots/:bot/key _method=patch',    [401,        403,              '302 /account/bots', '—',           '—',              403]],
+  // Saved messages and mark as unread act on a message in Designers (David, Jason and JZ; not
+  // Kevin). A saved list is only ever its own person's: another person's is 404, even to an administrator.
+  ['GET /users/me/saves',                          [SIGN_IN,    200,              200,              200,              200,              403]],
+  ['GET /users/:id/saves',                         [SIGN_IN,    404,              404,              200,              200,              403]],
+  ['GET /users/:forged/saves',                     [SIGN_IN,    404,              404,              404,              404,              403]],
+  ['GET /messages/:designers/save',                [SIGN_IN,    404,              200,              200,              200,              403]],
+  ['POST /messages/:designers/save',               [401,        404,              200,              200,              200,              403]],
+  ['DELETE /messages/:designers/save',             [401,        404,              200,              200,              200,              403]],
+  ['POST /messages/:designers/save _method=delete', [401,       404,              200,              200,              200,              403]],
+  ['POST /messages/:forged/save',                  [401,        404,              404,              404,              404,              403]],
+  ['POST /messages/:designers/unread',             [401,        404,              204,              204,              204,              403]],
+  ['POST /messages/:forged/unread',                [401,        404,              404,              404,              404,              403]],
   // Exports: the account's for administrators (404 for the zip until one is ready); a person's own
   // under their own id or "me" (anyone else's is not found). One export runs at a time on the
   // server, so the POST row leaves out the second person who would start one.
@@ -112,6 +125,9 @@ interface Target {
   avatarToken: string
   transferId: string
 }
+
+// The one message a fresh app has, posted in Designers by Jason before a row that needs it.
+const DESIGNERS_MESSAGE_ID = 1
 
 const roomPath = (path: string) => path.replace(':hq', String(rooms.hq.id)).replace(':watercooler', String(rooms.watercooler.id))
 
@@ -198,6 +214,21 @@ function requestFor(route: string, target: Target): InjectOptions {
       return { ...form({}), url: path.replace(':id', String(target.id)) }
     case 'POST /users/:id/erasure':
       return { ...form({ messages: 'delete' }), url: path.replace(':id', String(target.id)) }
+    case 'GET /users/me/saves':
+      return { method, url: path }
+    case 'GET /users/:id/saves':
+      return { method, url: path.replace(':id', String(target.id)) }
+    case 'GET /users/:forged/saves':
+      return { method, url: '/users/1e3/saves' }
+    case 'GET /messages/:designers/save':
+      return { method, url: path.replace(':designers', String(DESIGNERS_MESSAGE_ID)) }
+    case 'POST /messages/:designers/save':
+    case 'DELETE /messages/:designers/save':
+    case 'POST /messages/:designers/unread':
+      return { method, url: path.replace(':designers', String(DESIGNERS_MESSAGE_ID)), headers: FORM, payload: '' }
+    case 'POST /messages/:forged/save':
+    case 'POST /messages/:forged/unread':
+      return { method, url: path.replace(':forged', `${DESIGNERS_MESSAGE_ID}%27`), headers: FORM, payload: '' }
     case 'DELETE /account/users/:id':
     case 'POST /users/:id/ban':
     case 'DELETE /users/:id/ban':
@@ -245,6 +276,10 @@ for (const [route, expected] of MATRIX) {
     const { app } = await buildTestApp(t)
     const cookies = new Map<UserName, string>()
     for (const name of ['kevin', 'david', 'jz', 'bender'] as const) cookies.set(name, await sessionCookie(app, name))
+    if (route.includes(':designers')) {
+      const message = await app.store.write((m) => postMessage(m, { roomId: rooms.designers.id, creatorId: users.jason.id, clientMessageId: 'matrix-1', body: '<div>design</div>', plainText: 'design' }))
+      assert.equal(message.id, DESIGNERS_MESSAGE_ID)
+    }
     if (STARTS_BANNED.has(route)) {
       await app.store.write((m) => m.db.prepare('UPDATE users SET status = 2 WHERE id = ?').run(users.jz.id))
     }

@@ -102,6 +102,7 @@ describe('the server’s HTML is valid', () => {
     await check('david', `/rooms/${busy}/messages/${message('busy_060')}`)
     await check('david', `/messages/${message('busy_060')}/boosts`)
     await check('david', `/messages/${message('busy_060')}/boosts/new`)
+    await check('david', `/messages/${message('busy_060')}/save`)
     await check('david', `/rooms/${busy}/involvement`)
     await check('david', `/users/${campfire.labels['users.david']}/sidebar`)
   })
@@ -111,6 +112,12 @@ describe('the server’s HTML is valid', () => {
     await check('david', '/searches?q=coffee')
     await check('david', '/searches?q=zebracorn')
     await check('david', '/users/me/mentions')
+    await check('kevin', '/users/me/saves')
+    for (const label of ['busy_060', 'busy_005']) {
+      assert.equal((await request(campfire.baseUrl, jars.david!, `/messages/${message(label)}/save`, formPost({}))).status, 200)
+    }
+    await check('david', '/users/me/saves')
+    await check('david', `/messages/${message('busy_060')}/save`)
     await check('david', '/users/me/profile')
     await check('david', `/users/${campfire.labels['users.jason']}`)
     await check('david', '/users/me/notification_help')

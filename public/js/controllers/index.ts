@@ -26,6 +26,7 @@ import RichAutocompleteController from './rich_autocomplete_controller.ts'
 import RoomsListController from './rooms_list_controller.ts'
 import ScrollIntoViewController from './scroll_into_view_controller.ts'
 import SkipLinkController from './skip_link_controller.ts'
+import SavedMessagesController from './saved_messages_controller.ts'
 import SearchResultsController from './search_results_controller.ts'
 import SessionsController from './sessions_controller.ts'
 import SoftKeyboardController from './soft_keyboard_controller.ts'
@@ -67,6 +68,7 @@ export const controllers: Record<string, ControllerConstructor> = {
   'rooms-list': RoomsListController,
   'scroll-into-view': ScrollIntoViewController,
   'skip-link': SkipLinkController,
+  'saved-messages': SavedMessagesController,
   'search-results': SearchResultsController,
   'sessions': SessionsController,
   'soft-keyboard': SoftKeyboardController,

@@ -27,6 +27,7 @@ export default class RoomsListController extends Controller<FrameElement> {
 
   connect(): void {
     document.addEventListener('turbo:load', this.markCurrent)
+    document.addEventListener('turbo:submit-end', this.markedUnread)
     if (!this.element.getAttribute('src')) this.firstLoadDone = true
     // A permanent frame is moved, not rebuilt, on navigation: keep listening through the move.
     if (this.subscription) return
@@ -38,8 +39,8 @@ export default class RoomsListController extends Controller<FrameElement> {
       disconnected() {
         if (subscription === controller.subscription) controller.disconnected = true
       },
-      received(data: { roomId: number }) {
-        if (subscription === controller.subscription) controller.unread(data.roomId)
+      received(data: { roomId: number; at?: number }) {
+        if (subscription === controller.subscription) controller.unread(data.roomId, data.at)
       },
     })
     this.subscription = subscription
@@ -47,6 +48,7 @@ export default class RoomsListController extends Controller<FrameElement> {
 
   disconnect(): void {
     document.removeEventListener('turbo:load', this.markCurrent)
+    document.removeEventListener('turbo:submit-end', this.markedUnread)
     setTimeout(() => {
       if (this.element.isConnected) return
       this.subscription?.unsubscribe()
@@ -79,6 +81,19 @@ export default class RoomsListController extends Controller<FrameElement> {
     }
   }
 
+  // "Mark as unread" in a message's menu: the unread notice reaches every tab of this person, but
+  // this one shows the room and would not mark it, so the answer to the form marks it here.
+  markedUnread = (event: Event): void => {
+    const { formSubmission, success } = (event as CustomEvent<{ formSubmission: { formElement: HTMLFormElement }; success: boolean }>).detail
+    const form = formSubmission.formElement
+    if (!success || !form.classList.contains('message__unread-form')) return
+    const room = this.find(Number(form.dataset.roomId))
+    if (!room) return
+    room.classList.add(this.unreadClass)
+    // No target: the badge counts again, and no Ping moves, since no message arrived.
+    this.dispatch('unread', { target: window, detail: { targetId: '' } })
+  }
+
   read(event: CustomEvent<{ roomId: number }>): void {
     this.markRead(event.detail.roomId)
   }
@@ -99,11 +114,11 @@ export default class RoomsListController extends Controller<FrameElement> {
     this.dispatch('read', { target: window, detail: { targetId: room.id } })
   }
 
-  private unread(roomId: number): void {
+  private unread(roomId: number, at?: number): void {
     const room = this.find(roomId)
     if (!room) return
     if (Current.roomId !== roomId || document.visibilityState === 'hidden') room.classList.add(this.unreadClass)
-    this.dispatch('unread', { target: window, detail: { targetId: room.id } })
+    this.dispatch('unread', { target: window, detail: { targetId: room.id, at } })
   }
 
   private find(roomId: number): HTMLElement | undefined {

@@ -9,10 +9,14 @@ export default class SortedListController extends Controller<HTMLElement> {
     this.sort()
   }
 
-  updateItem(event: CustomEvent<{ targetId: string }>): void {
+  // A Ping moves up to its newest message's time (`at`, Unix seconds, from the unread notice): a
+  // room marked unread at an older message stays where it is.
+  updateItem(event: CustomEvent<{ targetId: string; at?: number }>): void {
     const item = this.itemTargets.find((i) => i.id === event.detail.targetId)
     if (!item || item.dataset.sortedListNumber === undefined) return
-    item.dataset.sortedListNumber = String(Date.now())
+    const at = event.detail.at === undefined ? Date.now() : Math.round(event.detail.at * 1000)
+    if (at <= Number(item.dataset.sortedListNumber)) return
+    item.dataset.sortedListNumber = String(at)
     this.sort()
   }
 
