@@ -11,7 +11,7 @@ import { parseMailbox, type Mailbox } from './lib/mailbox.ts'
 import { projectPath } from './lib/paths.ts'
 import { validateVapidKeys } from './lib/vapid.ts'
 import { OidcConfigError, readOidcConfig, type OidcConfig } from './oidc-config.ts'
-import { BackupSettingsError, readBackupSettings, type BackupSettings } from './backups/settings.ts'
+import { BackupSettingsError, readBackupSettings, type BackupSettings } from './backup-config.ts'
 import { MetricsConfigError, readMetricsConfig, type MetricsConfig } from './metrics-config.ts'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -76,7 +76,7 @@ export interface Config {
   readonly email: EmailConfig | null
   readonly emailProblem: string | null
   // Backups the server takes by itself (BACKUP_SCHEDULE, BACKUP_KEEP, BACKUP_DESTINATION:
-  // backups/settings.ts); null without BACKUP_SCHEDULE.
+  // backup-config.ts); null without BACKUP_SCHEDULE.
   readonly backups: BackupSettings | null
   // Prometheus metrics (METRICS_TOKEN, METRICS_BIND; server/metrics-config.ts): null when off.
   readonly metrics: MetricsConfig | null

@@ -2,10 +2,10 @@
 // a folder or an S3 bucket (server/backups/take.ts, the code the schedule runs too).
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { megabytes } from './support/backup-folder.ts'
+import { megabytes } from '../backups/backup-folder.ts'
 import { fail, readCommandLine, STORAGE_NOTES, scriptStorage } from './support/command-line.ts'
 import { openDestination } from '../backups/open-destination.ts'
-import { BackupSettingsError, readDestination } from '../backups/settings.ts'
+import { BackupSettingsError, readDestination } from '../backup-config.ts'
 import { takeBackup } from '../backups/take.ts'
 
 const NAME = 'backup'

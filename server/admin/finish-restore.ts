@@ -7,7 +7,7 @@
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { DatabaseInUse, holdDatabaseAlone, holdDatabaseAloneIfPresent, type DatabaseLock } from '../lib/database-lock.ts'
-import { integrityOf, openReadOnly } from './support/backup-folder.ts'
+import { integrityOf, openReadOnly } from '../backups/backup-folder.ts'
 import { fail, readCommandLine, STORAGE_NOTES, scriptStorage } from './support/command-line.ts'
 
 const NAME = 'finish-restore'

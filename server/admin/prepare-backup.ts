@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import { integrityOf, openLiveForReading } from './support/backup-folder.ts'
+import { integrityOf, openLiveForReading } from '../backups/backup-folder.ts'
 import { fail, readCommandLine, STORAGE_NOTES, scriptStorage } from './support/command-line.ts'
 
 const NAME = 'prepare-backup'

@@ -6,7 +6,7 @@
 // deletes backups with one, so a backup taken by hand (`npm run backup`) or anything else kept
 // beside them is never touched. A backup is complete once its manifest is there; the manifest is
 // written last.
-import { FOLDER_PREFIX } from '../admin/support/backup-folder.ts'
+import { FOLDER_PREFIX } from './backup-folder.ts'
 
 export const MARKER = 'scheduled-backup.txt'
 export const MARKER_TEXT = 'Taken on BACKUP_SCHEDULE. Retention (BACKUP_KEEP) deletes the backups that hold this file, and only those.\n'

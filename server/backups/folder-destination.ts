@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
-import { integrityOf, MANIFEST, openReadOnly } from '../admin/support/backup-folder.ts'
+import { integrityOf, MANIFEST, openReadOnly } from './backup-folder.ts'
 import { listFiles } from '../lib/files.ts'
 import { backupTime, compareListing, MARKER, MARKER_TEXT, VerificationFailed, type BackupEntry, type BackupWriter, type Destination } from './destination.ts'
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Destination } from './destination.ts'
 import { FolderDestination } from './folder-destination.ts'
 import { S3Destination } from './s3-destination.ts'
-import type { BackupDestination } from './settings.ts'
+import type { BackupDestination } from '../backup-config.ts'
 
 // An S3 backup's database copy is made here first, in the storage folder.
 export function stagingFolder(storagePath: string): string {

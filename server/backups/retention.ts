@@ -3,7 +3,7 @@
 // stopped working never empties the destination; an incomplete one (a run that was killed) is
 // let go unless it is the one being taken.
 import { backupTime, type BackupEntry } from './destination.ts'
-import type { Retention } from './settings.ts'
+import type { Retention } from '../backup-config.ts'
 
 export function backupsToDelete(entries: BackupEntry[], keep: Retention, now: Date, taking: string | null = null): string[] {
   const complete = entries.filter((entry) => entry.complete).sort((a, b) => b.name.localeCompare(a.name))

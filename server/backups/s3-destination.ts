@@ -13,7 +13,7 @@ import { mkdir, rm, rmdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { integrityOf, MANIFEST, openReadOnly } from '../admin/support/backup-folder.ts'
+import { integrityOf, MANIFEST, openReadOnly } from './backup-folder.ts'
 import { backupTime, compareListing, MARKER, MARKER_TEXT, VerificationFailed, type BackupEntry, type BackupWriter, type Destination } from './destination.ts'
 
 export interface S3Place {

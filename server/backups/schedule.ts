@@ -8,8 +8,8 @@ import { join } from 'node:path'
 import { Piscina } from 'piscina'
 import type { StorageLocation } from '../config.ts'
 import { workerSource } from '../lib/paths.ts'
-import type { BackupResult, BackupTask } from '../workers/backup.ts'
-import type { BackupSettings } from './settings.ts'
+import type { BackupResult, BackupTask } from './task.ts'
+import type { BackupSettings } from '../backup-config.ts'
 import { backupStatus, updateBackupStatus } from './status.ts'
 
 export interface BackupLog {

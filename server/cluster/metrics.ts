@@ -4,6 +4,7 @@ import type { Config } from '../config.ts'
 import { listenForScrapes, type MetricsListener, type Scrape } from '../lib/metrics-listener.ts'
 import type { Store } from '../models/store.ts'
 import type { Checkpointer } from '../plugins/database.ts'
+import { ANSWER_WAIT_MS, isMetricsMessage, type Message, type MetricsJson } from '../plugins/metrics/cluster-messages.ts'
 import { gaugeFrom, newRegistry } from '../plugins/metrics/registry.ts'
 import { countStorage } from '../plugins/metrics/storage.ts'
 import type { PrimaryLog } from './log.ts'
@@ -15,20 +16,6 @@ import type { PrimaryLog } from './log.ts'
 // and a worker's GET /metrics (METRICS_TOKEN) through that worker. A worker that does not
 // answer within ANSWER_WAIT_MS is left out of that scrape, and campfire_cluster_workers_scraped
 // says so, rather than the whole scrape failing.
-const ANSWER_WAIT_MS = 2_000
-
-type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>
-type Message =
-  | { campfire: 'metrics-collect'; id: number }
-  | { campfire: 'metrics-collected'; id: number; metrics: MetricsJson }
-  | { campfire: 'metrics-scrape'; id: number }
-  | { campfire: 'metrics-scraped'; id: number; text?: string; error?: string }
-
-function isMetricsMessage(message: unknown): message is Message {
-  const kind = (message as { campfire?: unknown } | null)?.campfire
-  return typeof kind === 'string' && kind.startsWith('metrics-') && Number.isInteger((message as { id?: unknown }).id)
-}
-
 export interface ClusterMetrics {
   close(): Promise<void>
 }
@@ -88,38 +75,5 @@ export async function startClusterMetrics(config: Config, store: Store, checkpoi
       cluster.off('message', onMessage)
       await listener?.close()
     },
-  }
-}
-
-// A worker's side: it gives the primary its registry when asked, and asks the primary for the
-// whole server's metrics when its own GET /metrics is scraped.
-export function answerPrimary(registry: Registry): { wholeServer(): Promise<string>; stop(): void } {
-  let nextId = 0
-  const asked = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void }>()
-  const onMessage = (message: unknown) => {
-    if (!isMetricsMessage(message)) return
-    if (message.campfire === 'metrics-collect') {
-      void registry.getMetricsAsJSON().then((metrics) => process.send?.({ campfire: 'metrics-collected', id: message.id, metrics: metrics as MetricsJson } satisfies Message))
-    }
-    if (message.campfire !== 'metrics-scraped') return
-    const request = asked.get(message.id)
-    asked.delete(message.id)
-    if (message.text !== undefined) request?.resolve(message.text)
-    else request?.reject(new Error(message.error ?? 'the primary did not say'))
-  }
-  process.on('message', onMessage)
-  return {
-    wholeServer: () =>
-      new Promise<string>((resolve, reject) => {
-        const id = nextId++
-        const timer = setTimeout(() => {
-          asked.delete(id)
-          reject(new Error('the primary did not answer in time'))
-        }, ANSWER_WAIT_MS * 2)
-        asked.set(id, { resolve: (text) => (clearTimeout(timer), resolve(text)), reject: (error) => (clearTimeout(timer), reject(error)) })
-        if (process.send && cluster.worker?.isConnected()) process.send({ campfire: 'metrics-scrape', id } satisfies Message)
-        else asked.get(id)?.reject(new Error('the primary is gone'))
-      }),
-    stop: () => void process.off('message', onMessage),
   }
 }

@@ -33,7 +33,7 @@ export default fp(
 
     let wholeServer: () => Promise<string> = () => registry.metrics()
     if (options.workerId !== undefined) {
-      const { answerPrimary } = await import('../cluster/metrics.ts')
+      const { answerPrimary } = await import('./metrics/cluster-messages.ts')
       const primary = answerPrimary(registry)
       wholeServer = primary.wholeServer
       app.addHook('onClose', async () => primary.stop())

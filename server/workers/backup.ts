@@ -2,24 +2,10 @@
 // upload) never holds up the event loop that serves people: takes one backup, then lets go of
 // the scheduled backups BACKUP_KEEP no longer keeps.
 import { rm } from 'node:fs/promises'
-import type { StorageLocation } from '../config.ts'
 import { openDestination, stagingFolder } from '../backups/open-destination.ts'
 import { backupsToDelete } from '../backups/retention.ts'
-import type { BackupDestination, Retention } from '../backups/settings.ts'
-import { takeBackup, type TakenBackup } from '../backups/take.ts'
-
-export interface BackupTask {
-  location: StorageLocation
-  destination: BackupDestination
-  keep: Retention
-}
-
-export interface BackupResult {
-  taken: TakenBackup
-  deleted: string[]
-  // The backup was taken, but letting older ones go failed.
-  retentionProblem: string | null
-}
+import type { BackupResult, BackupTask } from '../backups/task.ts'
+import { takeBackup } from '../backups/take.ts'
 
 export default async function backup(task: BackupTask): Promise<BackupResult> {
   const destination = openDestination(task.destination, task.location.storagePath)

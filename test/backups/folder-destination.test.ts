@@ -8,7 +8,7 @@ import { MARKER } from '../../server/backups/destination.ts'
 import { FolderDestination } from '../../server/backups/folder-destination.ts'
 import { takeBackup } from '../../server/backups/take.ts'
 import { storageLocation } from '../../server/config.ts'
-import { readManifest, openReadOnly } from '../../server/admin/support/backup-folder.ts'
+import { readManifest, openReadOnly } from '../../server/backups/backup-folder.ts'
 import { tempStorage } from '../helper.ts'
 import { seededStorage } from '../admin/support/seeded-storage.ts'
 

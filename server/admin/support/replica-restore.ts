@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { StorageLocation } from '../../config.ts'
 import { litestreamBinary } from '../../litestream/binary.ts'
 import BetterSqlite3 from 'better-sqlite3'
-import { integrityOf } from './backup-folder.ts'
+import { integrityOf } from '../../backups/backup-folder.ts'
 
 export class ReplicaProblem extends Error {}
 

@@ -8,7 +8,7 @@
 import BetterSqlite3 from 'better-sqlite3'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
-import { listFiles } from '../../lib/files.ts'
+import { listFiles } from '../lib/files.ts'
 
 export const MANIFEST = 'manifest.json'
 export const FOLDER_PREFIX = 'campfire-backup-'

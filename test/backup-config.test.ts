@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { BackupSettingsError, readBackupSettings } from '../../server/backups/settings.ts'
+import { BackupSettingsError, readBackupSettings } from '../server/backup-config.ts'
 
 const STORAGE = '/srv/campfire/storage'
 const FILES = '/srv/campfire/storage/files'
