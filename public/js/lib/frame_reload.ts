@@ -63,15 +63,26 @@ function keepPicker(frame: HTMLElement, event: FrameRenderEvent): void {
   void pickerSettled(loading).then(() => event.detail.resume())
 }
 
-// A picker whose content is in, but whose load Turbo has not yet finished (it marks the frame
-// `complete` a few repaints after putting the content in, which on a busy machine is seconds),
-// would load again once moved: Turbo starts the load of any frame that comes back into the page
-// without `complete`. That second copy would arrive later and replace what is being typed and who
-// has been chosen (a "Start Ping" then submits an empty form and goes nowhere). Its load has
-// arrived, so it is marked complete before the move; Turbo's own render finishes it as before.
+// A picker whose answer Turbo has read, but whose load it has not finished (it puts the content in
+// a repaint after reading it, and marks the frame `complete` two repaints later: on a busy machine,
+// seconds), would load again once moved: Turbo starts the load of any frame that comes back into
+// the page without `complete`. The first answer still goes in, then the second copy replaces what
+// is being typed and who has been chosen (a "Start Ping" then submits an empty form and goes
+// nowhere). Such a picker is marked complete before the move; Turbo's own render finishes it.
+// One whose answer has not arrived is moved as it is: the move cancels its request, and Turbo
+// asks again.
 function markLoaded(picker: HTMLElement): void {
-  if (picker.hasAttribute('src') && !picker.hasAttribute('complete') && picker.querySelector('.directs--new')) picker.setAttribute('complete', '')
+  if (picker.hasAttribute('src') && !picker.hasAttribute('complete') && picker.hasAttribute(ANSWERED)) picker.setAttribute('complete', '')
 }
+
+// Set on the picker's frame from the moment Turbo starts rendering its answer until it asks again.
+const ANSWERED = 'data-picker-answered'
+document.addEventListener('turbo:before-frame-render', (event) => {
+  if (event.target instanceof HTMLElement && event.target.id === 'direct_rooms_control') event.target.setAttribute(ANSWERED, '')
+})
+document.addEventListener('turbo:before-fetch-request', (event) => {
+  if (event.target instanceof HTMLElement && event.target.id === 'direct_rooms_control') event.target.removeAttribute(ANSWERED)
+})
 
 // The picker's load has rendered, failed, or taken PICKER_WAIT_MS.
 function pickerSettled(picker: HTMLElement): Promise<void> {
