@@ -18,6 +18,9 @@ const THEIR_ROWS = [
   'DELETE FROM campfire_email_preferences WHERE user_id = ?',
   'DELETE FROM oidc_identities WHERE user_id = ?',
   "DELETE FROM slack_import_records WHERE kind = 'user' AND record_id = ?",
+  // The inbox's index of where they were mentioned, and what they saved.
+  'DELETE FROM campfire_mentions WHERE user_id = ?',
+  'DELETE FROM campfire_saved_messages WHERE user_id = ?',
 ]
 
 export function erasable(db: Connection) {
