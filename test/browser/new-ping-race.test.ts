@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { describe, test, type TestContext } from 'node:test'
 import type { Page } from 'playwright-core'
 import { chromiumAvailable, launchBrowser, openTab, openTabBeside, signIn, type Tab } from './support/browser.ts'
-import { startCampfire } from './support/campfire.ts'
+import { startCampfire, type Campfire } from './support/campfire.ts'
 
 const TRIES = Number(process.env.NEW_PING_TRIES ?? 20)
 
@@ -39,17 +39,48 @@ async function pickerOpensAndStays(tab: Tab): Promise<void> {
 // Ping", fill the field, click the suggestion, see the person chosen, press "Start Ping", and be
 // taken to the Ping's room.
 async function harnessLastStep(tab: Tab, roomUrl: string): Promise<void> {
-  const { page } = tab
-  await page.getByRole('link', { name: 'New Ping' }).click()
+  await tab.page.getByRole('link', { name: 'New Ping' }).click()
+  await chooseKevin(tab.page)
+  await tab.page.waitForFunction(`document.querySelector('[data-autocomplete-target="select"]')?.selectedOptions.length === 1`, undefined, { timeout: 15_000 })
+  await startPingWithKevin(tab, roomUrl)
+}
+
+async function chooseKevin(page: Page): Promise<void> {
   await page.locator('[data-autocomplete-target="input"]').fill('Kevin')
   await page.locator('suggestion-option').getByText('Kevin McConnell', { exact: true }).click({ timeout: 15_000 })
-  await page.waitForFunction(`document.querySelector('[data-autocomplete-target="select"]')?.selectedOptions.length === 1`, undefined, { timeout: 15_000 })
+}
+
+// "Start Ping" takes the tab to the Ping's room, with no error on the way.
+async function startPingWithKevin(tab: Tab, roomUrl: string): Promise<void> {
+  const { page } = tab
   await Promise.all([
     page.waitForURL((url) => /\/rooms\/\d+$/.test(url.pathname) && url.href !== roomUrl, { timeout: 15_000 }),
     page.getByRole('button', { name: 'Start Ping', exact: true }).click(),
   ])
   await page.locator('#nav').getByRole('heading', { name: 'Ping with Kevin McConnell', exact: true }).waitFor({ timeout: 15_000 })
   assert.deepEqual(tab.problems, [])
+}
+
+// A fresh tab of David's, beside the one he signed in with.
+async function davidsFreshTab(t: TestContext): Promise<{ campfire: Campfire; tab: Tab }> {
+  const campfire = await startCampfire(t)
+  const browser = await launchBrowser(t)
+  const signedIn = await openTab(browser, campfire.baseUrl)
+  await signIn(signedIn, 'david@37signals.com')
+  return { campfire, tab: await openTabBeside(signedIn) }
+}
+
+// Every repaint 0.6 s late, as on a loaded machine (Turbo waits for repaints while it renders a frame).
+const SLOW_REPAINTS = 'window.requestAnimationFrame = (callback) => setTimeout(() => callback(performance.now()), 600)'
+
+// How many times the picker has been asked for so far.
+async function countPickerLoads(page: Page): Promise<() => number> {
+  let loads = 0
+  await page.route('**/rooms/directs/new', async (route) => {
+    loads++
+    await route.continue()
+  })
+  return () => loads
 }
 
 // The harness's own flow, at its last step: open the first room in a fresh tab, click the
@@ -84,11 +115,7 @@ describe('New Ping clicked the moment a room opens', { skip: !chromiumAvailable(
   // the reload and putting it in.
   for (const [moment, event] of [['while the reload-on-connect is in flight', 'turbo:before-fetch-request'], ['as the reload goes in', 'turbo:before-frame-render']] as const) {
     test(`a click ${moment} opens the picker and keeps it`, async (t) => {
-      const campfire = await startCampfire(t)
-      const browser = await launchBrowser(t)
-      const signedIn = await openTab(browser, campfire.baseUrl)
-      await signIn(signedIn, 'david@37signals.com')
-      const tab = await openTabBeside(signedIn)
+      const { campfire, tab } = await davidsFreshTab(t)
       await slowFirstSidebar(tab.page, 1_000)
       await tab.page.addInitScript(`
         let seen = 0
@@ -109,27 +136,19 @@ describe('New Ping clicked the moment a room opens', { skip: !chromiumAvailable(
 // sidebar's reload is held until the picker's content has arrived.
 describe('the sidebar reloading while the Ping picker is still rendering', { skip: !chromiumAvailable() && 'chromium is not installed' }, () => {
   test('keeps the picker that was filled in, loads it once, and the Ping starts', async (t) => {
-    const campfire = await startCampfire(t)
-    const browser = await launchBrowser(t)
-    const signedIn = await openTab(browser, campfire.baseUrl)
-    await signIn(signedIn, 'david@37signals.com')
-    const tab = await openTabBeside(signedIn)
+    const { campfire, tab } = await davidsFreshTab(t)
     const { page } = tab
     // Each repaint 0.6 s late; the page says when the picker's content goes in.
     let pickerArrived!: () => void
     const pickerIn = new Promise<void>((resolve) => { pickerArrived = resolve })
     await page.exposeFunction('pickerContentIsIn', () => pickerArrived())
     await page.addInitScript(`
-      window.requestAnimationFrame = (callback) => setTimeout(() => callback(performance.now()), 600)
+      ${SLOW_REPAINTS}
       new MutationObserver(() => {
         if (document.querySelector('#direct_rooms_control .directs--new')) window.pickerContentIsIn()
       }).observe(document, { childList: true, subtree: true })
     `)
-    let pickerLoads = 0
-    await page.route('**/rooms/directs/new', async (route) => {
-      pickerLoads++
-      await route.continue()
-    })
+    const pickerLoads = await countPickerLoads(page)
     let sidebarLoads = 0
     await page.route('**/users/me/sidebar', async (route) => {
       // The first load goes; the reload-on-connect waits until the picker's content is in the page.
@@ -139,21 +158,14 @@ describe('the sidebar reloading while the Ping picker is still rendering', { ski
     const roomUrl = `${campfire.baseUrl}/rooms/${campfire.labels['rooms.watercooler']}`
     await page.goto(roomUrl)
     await page.getByRole('link', { name: 'New Ping' }).click()
-    const input = page.locator('[data-autocomplete-target="input"]')
-    await input.fill('Kevin')
-    await page.locator('suggestion-option').getByText('Kevin McConnell', { exact: true }).click({ timeout: 15_000 })
+    await chooseKevin(page)
     await page.waitForFunction(`!document.querySelector('turbo-frame[busy]')`, undefined, { timeout: 15_000 })
     // (A third request can be Turbo prefetching the picker's Cancel link, which points at the sidebar.)
     assert.ok(sidebarLoads >= 2, 'the sidebar was reloaded once the cable connected')
     await page.waitForTimeout(1_500)
-    assert.equal(pickerLoads, 1, 'the picker was loaded once')
+    assert.equal(pickerLoads(), 1, 'the picker was loaded once')
     assert.equal(await page.locator('.autocomplete__pill', { hasText: 'Kevin McConnell' }).count(), 1, 'the person chosen is still chosen')
-    await Promise.all([
-      page.waitForURL((url) => /\/rooms\/\d+$/.test(url.pathname) && url.href !== roomUrl, { timeout: 15_000 }),
-      page.getByRole('button', { name: 'Start Ping', exact: true }).click(),
-    ])
-    await page.locator('#nav').getByRole('heading', { name: 'Ping with Kevin McConnell', exact: true }).waitFor({ timeout: 15_000 })
-    assert.deepEqual(tab.problems, [])
+    await startPingWithKevin(tab, roomUrl)
   })
 })
 
@@ -163,39 +175,24 @@ describe('the sidebar reloading while the Ping picker is still rendering', { ski
 // it in. Repaints are made slow, as on a loaded machine.
 describe('the sidebar reload going in between the picker\'s answer and its content', { skip: !chromiumAvailable() && 'chromium is not installed' }, () => {
   test('loads the picker once, keeps it, and the Ping starts', async (t) => {
-    const campfire = await startCampfire(t)
-    const browser = await launchBrowser(t)
-    const signedIn = await openTab(browser, campfire.baseUrl)
-    await signIn(signedIn, 'david@37signals.com')
-    const tab = await openTabBeside(signedIn)
+    const { campfire, tab } = await davidsFreshTab(t)
     const { page } = tab
     await page.addInitScript(`
-      window.requestAnimationFrame = (callback) => setTimeout(() => callback(performance.now()), 600)
+      ${SLOW_REPAINTS}
       let seen = 0
       document.addEventListener('turbo:before-frame-render', (event) => {
         if (event.target.id !== 'user_sidebar' || ++seen !== 2) return
         setTimeout(() => document.querySelector('#user_sidebar a.direct__new').click(), 0)
       })
     `)
-    let pickerLoads = 0
-    await page.route('**/rooms/directs/new', async (route) => {
-      pickerLoads++
-      await route.continue()
-    })
+    const pickerLoads = await countPickerLoads(page)
     const roomUrl = `${campfire.baseUrl}/rooms/${campfire.labels['rooms.watercooler']}`
     await page.goto(roomUrl)
-    const input = page.locator('[data-autocomplete-target="input"]')
-    await input.fill('Kevin')
-    await page.locator('suggestion-option').getByText('Kevin McConnell', { exact: true }).click({ timeout: 15_000 })
+    await chooseKevin(page)
     await page.waitForFunction(`!document.querySelector('turbo-frame[busy]')`, undefined, { timeout: 15_000 })
     await page.waitForTimeout(2_500)
-    assert.equal(pickerLoads, 1, 'the picker was loaded once')
+    assert.equal(pickerLoads(), 1, 'the picker was loaded once')
     assert.equal(await page.locator('.autocomplete__pill', { hasText: 'Kevin McConnell' }).count(), 1, 'the person chosen is still chosen')
-    await Promise.all([
-      page.waitForURL((url) => /\/rooms\/\d+$/.test(url.pathname) && url.href !== roomUrl, { timeout: 15_000 }),
-      page.getByRole('button', { name: 'Start Ping', exact: true }).click(),
-    ])
-    await page.locator('#nav').getByRole('heading', { name: 'Ping with Kevin McConnell', exact: true }).waitFor({ timeout: 15_000 })
-    assert.deepEqual(tab.problems, [])
+    await startPingWithKevin(tab, roomUrl)
   })
 })
