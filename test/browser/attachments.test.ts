@@ -252,9 +252,12 @@ async function recordStreamsAndShares(page: Page): Promise<void> {
   await page.addInitScript(`
     window.streamed = []
     window.shared = []
+    window.lastChangeAt = performance.now()
     document.addEventListener('turbo:before-stream-render', (event) => {
+      window.lastChangeAt = performance.now()
       for (const message of event.detail.newStream.querySelector('template')?.content.children ?? []) if (message.classList.contains('message')) window.streamed.push(message.id)
     })
+    for (const type of ['turbo:before-fetch-request', 'turbo:frame-render', 'turbo:load']) document.addEventListener(type, () => (window.lastChangeAt = performance.now()))
     Object.assign(navigator, {
       canShare: (data) => !!data,
       share: async (data) => {
@@ -265,9 +268,13 @@ async function recordStreamsAndShares(page: Page): Promise<void> {
 }
 
 // Each message has come twice, as the post's answer and on the room's stream, so it will not be
-// replaced again.
+// replaced again. On a loaded machine the room's socket can be between subscriptions when the
+// broadcast goes out (Action Cable does not replay it; the room catches up by fetching, not by a
+// stream), so a message that is on the page while nothing has been streamed or fetched for 2 s
+// is settled too.
 async function settled(page: Page, ids: string[]): Promise<void> {
-  await page.waitForFunction(`${JSON.stringify(ids)}.every((id) => window.streamed.filter((s) => s === id).length >= 2)`)
+  await page.waitForFunction(`${JSON.stringify(ids)}.every((id) => window.streamed.filter((s) => s === id).length >= 2) ||
+    (${JSON.stringify(ids)}.every((id) => document.getElementById(id)) && performance.now() - window.lastChangeAt > 2000)`, undefined, { polling: 100 })
 }
 
 function naturalSize(image: Locator): Promise<{ width: number; height: number }> {
