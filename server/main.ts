@@ -45,8 +45,6 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   if (workerId === undefined && config.secretKeyBaseSource === 'generated') app.log.warn('SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
   if (workerId === undefined && config.vapidProblem) app.log.warn(`Web Push is disabled: ${config.vapidProblem}`)
   if (workerId === undefined && config.emailProblem) app.log.info(`Email is off: ${config.emailProblem}`)
-  if (app.video.problem && (workerId ?? 1) === 1) app.log.warn(app.video.problem)
-  await startImageThreads()
   if (workerId !== undefined) joinCluster(app)
   // One process replicates its own database; a cluster's primary does it for its workers.
   const litestream = workerId === undefined && config.litestreamReplicaUrl ? startOrExit(() => startLitestream(config.databasePath, config.litestreamReplicaUrl!, app.log)) : null
@@ -72,6 +70,11 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   } catch (error) {
     throw listenProblem(error as NodeJS.ErrnoException, config.httpPort, config.httpBind)
   }
+  // What need not hold up the first request waits until the server listens.
+  void app.video.problem.then((problem) => {
+    if (problem && (workerId ?? 1) === 1) app.log.warn(problem)
+  })
+  await startImageThreads()
 }
 
 function startOrExit<T>(start: () => T): T {

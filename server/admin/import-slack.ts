@@ -52,7 +52,7 @@ const config = scriptConfig(NAME)
 // What is signed with it (avatars' links) must verify once the server starts on this folder.
 if (!values['dry-run']) keepGeneratedSecret(config)
 const log = { error: (details: object, message: string) => void process.stderr.write(`${message} ${JSON.stringify(details)}\n`), warn: (details: object, message: string) => void process.stderr.write(`${message} ${JSON.stringify(details)}\n`) }
-const video = await videoAttachments(config, log)
+const video = videoAttachments(config, log)
 const report = new ImportReport()
 const dryRun = values['dry-run']
 // A real import upgrades the database first, as the server would; a dry run only reads it.
@@ -86,7 +86,7 @@ try {
   throw error
 } finally {
   source.close()
-  video.processor.close()
+  await video.close()
   reader.close()
   writeDb?.close()
 }

@@ -5,12 +5,14 @@ import { makeVideoDerivatives, type VideoDerivatives } from '../lib/video-poster
 import { VIDEO_POSTER } from '../models/blob/variations.ts'
 
 export interface VideoAttachments {
-  // Why posters (or sizes) are off, when they are; main.ts logs it once at boot.
-  readonly problem: string | null
-  readonly processor: VideoProcessor
+  // Why posters (or sizes) are off, when they are, once the programs have been looked for;
+  // main.ts logs it once, after the server listens.
+  readonly problem: Promise<string | null>
   // A stored upload's video metadata and poster files, made before its message is written;
   // null when it is not a video. What fails is logged in one line and left out.
   prepare(upload: { path: string; contentType: string }, filename: string): Promise<VideoDerivatives | null>
+  // Stops what is running (and what waits), once the programs have been looked for.
+  close(): Promise<void>
 }
 
 declare module 'fastify' {
@@ -34,18 +36,22 @@ function problemWith(tools: Awaited<ReturnType<typeof findVideoTools>>): string 
   return off && `${off}: ${tools.problems.join('; ')}; install Debian's ffmpeg package, or set FFMPEG_PATH and FFPROBE_PATH`
 }
 
-// The video tools for one files folder: found once, then each video upload's metadata and
+// The video tools for one files folder: looked for once, in the background (running both
+// programs takes most of a second on a busy machine, and nothing but a video upload needs the
+// answer, so the server does not wait for it to listen), then each video upload's metadata and
 // poster made with them. The server decorates the app with one (below); the Slack import makes
 // its own.
-export async function videoAttachments(config: Config, log: { warn(details: object, message: string): void }): Promise<VideoAttachments> {
-  const tools = await videoTools(config)
-  const processor = new VideoProcessor(tools)
+export function videoAttachments(config: Config, log: { warn(details: object, message: string): void }): VideoAttachments {
+  const found = videoTools(config).then((tools) => ({ tools, processor: new VideoProcessor(tools) }))
   const { filesPath } = config
   return {
-    problem: problemWith(tools),
-    processor,
+    problem: found.then(({ tools }) => problemWith(tools)),
+    async close() {
+      ;(await found).processor.close()
+    },
     async prepare(upload, filename) {
       if (!isVideoType(upload.contentType)) return null
+      const { processor } = await found
       const derivatives = await makeVideoDerivatives(processor, filesPath, { path: upload.path, filename }, VIDEO_POSTER)
       if (derivatives.problem) log.warn({ filename }, `video attachment ${derivatives.problem}`)
       return derivatives
@@ -53,13 +59,13 @@ export async function videoAttachments(config: Config, log: { warn(details: obje
   }
 }
 
-// Looks for ffmpeg and ffprobe at boot. Without them videos still post and play, without a
-// poster (and, without ffprobe, without a size).
+// Starts looking for ffmpeg and ffprobe at boot. Without them videos still post and play,
+// without a poster (and, without ffprobe, without a size).
 export default fp(
   async function video(app, options: { config: Config }) {
-    const attachments = await videoAttachments(options.config, app.log)
+    const attachments = videoAttachments(options.config, app.log)
     app.decorate('video', attachments)
-    app.addHook('onClose', () => attachments.processor.close())
+    app.addHook('onClose', () => attachments.close())
   },
   { name: 'video' },
 )

@@ -119,7 +119,7 @@ describe('a video posted to a room', SKIP_WITHOUT_FFMPEG, () => {
 describe('without ffmpeg', () => {
   test('a video posts and plays without a poster, and ffprobe still gives its size', SKIP_WITHOUT_FFMPEG, async (t) => {
     const { app } = await buildTestApp(t, { env: { FFMPEG_PATH: '/nonexistent/ffmpeg' } })
-    assert.match(app.video.problem ?? '', /^Video posters are off: ffmpeg was not found \(\/nonexistent\/ffmpeg\)/)
+    assert.match((await app.video.problem) ?? '', /^Video posters are off: ffmpeg was not found \(\/nonexistent\/ffmpeg\)/)
     const david = await signIn(app, 'david')
     assert.equal((await postVideo(app, david, designers, { filename: 'clip.mp4', data: readVideo(testsrc(videoDir(t))) })).statusCode, 200)
     const [video] = videos((await get(app, david, `/rooms/${designers}`)).body)
