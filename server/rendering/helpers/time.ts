@@ -11,22 +11,32 @@ export function iso8601(value: string): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 }
 
-const LONG_DATE = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' })
+// Made on first use, not at import: the first Intl formatter loads ICU's data, some 50 ms that
+// would otherwise stand between a start and the server listening.
+let longDateFormat: Intl.DateTimeFormat | undefined
+let shortTimeFormat: Intl.DateTimeFormat | undefined
 
 // The day in words (UTC, "March 2, 2026"): what a day separator says until the reader's browser
 // puts it in their own time zone and language, so the heading is never empty.
 export function longDate(value: string): string {
-  return LONG_DATE.format(new Date(parseDbTime(value) ?? 0))
+  longDateFormat ??= new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' })
+  return longDateFormat.format(new Date(parseDbTime(value) ?? 0))
 }
-
-const SHORT_TIME = new Intl.DateTimeFormat('en-US', { timeStyle: 'short', timeZone: 'UTC' })
 
 // The time of day (UTC, "4:00 PM"), the permalink's text until the browser shows local time.
 export function shortTime(value: string): string {
-  return SHORT_TIME.format(new Date(parseDbTime(value) ?? 0))
+  shortTimeFormat ??= new Intl.DateTimeFormat('en-US', { timeStyle: 'short', timeZone: 'UTC' })
+  return shortTimeFormat.format(new Date(parseDbTime(value) ?? 0))
 }
 
 // Unix seconds with a fraction, as the unread notices carry them ({"roomId":…,"at":…}).
 export function epochSeconds(value: string): number {
   return (parseDbTime(value) ?? 0) / 1000
+}
+
+// Makes both formatters, so the first page after a start does not wait for ICU's data either;
+// the server calls it once it listens.
+export function warmTimeFormats(): void {
+  longDate('2000-01-01 00:00:00')
+  shortTime('2000-01-01 00:00:00')
 }
