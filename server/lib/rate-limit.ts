@@ -9,18 +9,19 @@ export interface AttemptLimit {
 
 // A fixed-window counter per key (an IP, say), bounded in memory like every cache here.
 export class RateLimit implements AttemptLimit {
-  private readonly windows: LRUCache<string, { count: number }>
+  // Made at the first attempt: a cache of 50,000 keys allocates its slots at once, and a server
+  // with a dozen limits would do that for each of them before it could answer anything.
+  private windows: LRUCache<string, { count: number }> | null = null
 
   constructor(
     readonly limit: number,
     readonly windowMs: number,
-    maxKeys = 50_000,
-  ) {
-    this.windows = new LRUCache({ max: maxKeys, ttl: windowMs, ttlAutopurge: false })
-  }
+    private readonly maxKeys = 50_000,
+  ) {}
 
   // Counts one attempt and says whether it is still within the limit.
   hit(key: string): boolean {
+    this.windows ??= new LRUCache({ max: this.maxKeys, ttl: this.windowMs, ttlAutopurge: false })
     const window = this.windows.get(key)
     if (!window) {
       this.windows.set(key, { count: 1 })
@@ -31,7 +32,7 @@ export class RateLimit implements AttemptLimit {
   }
 
   reset(): void {
-    this.windows.clear()
+    this.windows?.clear()
   }
 }
 
