@@ -1,11 +1,11 @@
 import cluster, { type Worker } from 'node:cluster'
-import { AggregatorRegistry, Registry } from 'prom-client'
+import type { Registry } from 'prom-client'
 import type { Config } from '../config.ts'
 import { listenForScrapes, type MetricsListener, type Scrape } from '../lib/metrics-listener.ts'
 import type { Store } from '../models/store.ts'
 import type { Checkpointer } from '../plugins/database.ts'
 import { ANSWER_WAIT_MS, isMetricsMessage, type Message, type MetricsJson } from '../plugins/metrics/cluster-messages.ts'
-import { gaugeFrom, newRegistry } from '../plugins/metrics/registry.ts'
+import { gaugeFrom, newRegistry, promClient } from '../plugins/metrics/registry.ts'
 import { countStorage } from '../plugins/metrics/storage.ts'
 import type { PrimaryLog } from './log.ts'
 
@@ -51,7 +51,7 @@ export async function startClusterMetrics(config: Config, store: Store, checkpoi
     const answers = (await Promise.all(workers.map(collect))).filter((answer): answer is MetricsJson => answer !== null)
     scraped = answers.length
     const own = (await registry.getMetricsAsJSON()) as MetricsJson
-    return AggregatorRegistry.aggregate([own, ...answers]).metrics()
+    return promClient().AggregatorRegistry.aggregate([own, ...answers]).metrics()
   }
 
   const onMessage = (worker: Worker, message: unknown) => {
@@ -67,7 +67,7 @@ export async function startClusterMetrics(config: Config, store: Store, checkpoi
 
   let listener: MetricsListener | null = null
   if (config.metrics?.bind) {
-    listener = await listenForScrapes(config.metrics.bind, async (): Promise<Scrape> => ({ contentType: Registry.PROMETHEUS_CONTENT_TYPE, body: await scrape() }))
+    listener = await listenForScrapes(config.metrics.bind, async (): Promise<Scrape> => ({ contentType: promClient().Registry.PROMETHEUS_CONTENT_TYPE, body: await scrape() }))
     log.info({ workers: config.webConcurrency }, `Metrics listening at ${listener.url}`)
   }
   return {

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os'
-import sharp from 'sharp'
+import type Sharp from 'sharp'
 import { lowerImageThreads } from './background-priority.ts'
+import { lazyPackage } from './lazy-package.ts'
 
 // Image processing for avatars, logos and thumbnails, with sharp (libvips on libuv's pool, so
 // the event loop never waits on it). Only the formats Campfire lets libvips load are decoded:
@@ -11,9 +12,13 @@ export class ImageError extends Error {}
 // libvips' loaders are all blocked, then those of these formats let through again (upstream's
 // Vips.block_untrusted, and its variable types without BMP, ICO and PSD): an SVG, PDF or anything
 // ImageMagick would read is refused before a byte of it is parsed, whatever calls sharp.
+// sharp itself is loaded with the first image (after the server listens: startImageThreads),
+// and blocked before it is handed out: take it only from here.
 const LOADERS = ['Jpeg', 'Png', 'Nsgif', 'Webp', 'Tiff', 'Heif'].flatMap((format) => ['File', 'Buffer', 'Source'].map((from) => `VipsForeignLoad${format}${from}`))
-sharp.block({ operation: ['VipsForeignLoad'] })
-sharp.unblock({ operation: LOADERS })
+export const sharpPackage = lazyPackage<typeof Sharp>('sharp', (loaded) => {
+  loaded.block({ operation: ['VipsForeignLoad'] })
+  loaded.unblock({ operation: LOADERS })
+})
 
 const DECODABLE = new Set(['jpeg', 'png', 'gif', 'webp', 'tiff', 'heif', 'avif'])
 // A decompression bomb is refused before it is decoded: 40 megapixels covers any camera.
@@ -30,9 +35,9 @@ export interface ImageInfo {
 
 // What the bytes are, from their header; throws ImageError for anything we will not decode.
 export async function probe(input: Buffer | string): Promise<ImageInfo> {
-  let metadata: sharp.Metadata
+  let metadata: Sharp.Metadata
   try {
-    metadata = await sharp(input, INPUT).metadata()
+    metadata = await sharpPackage()(input, INPUT).metadata()
     lowerImageThreads()
   } catch (error) {
     if (/pixel limit/i.test((error as Error).message)) throw new ImageError('That image is too large.')
@@ -85,7 +90,7 @@ export async function resizeToLimit(
   const animate = options.animated === true && image.pages > 1 && (format === 'gif' || format === 'webp') && image.width * image.height * image.pages <= MAX_INPUT_PIXELS
   return inImageSlot(async () => {
     try {
-      const { data, info } = await sharp(input, { ...INPUT, pages: animate ? -1 : 1 })
+      const { data, info } = await sharpPackage()(input, { ...INPUT, pages: animate ? -1 : 1 })
         .rotate()
         .resize(width, height, { fit: 'inside', withoutEnlargement: true })
         .toFormat(format)
@@ -101,6 +106,6 @@ export async function resizeToLimit(
 // libvips starts its threads with the first image it works on; one tiny image at boot starts
 // them, so they are lowered before the first real one.
 export async function startImageThreads(): Promise<void> {
-  await sharp({ create: { width: 64, height: 64, channels: 3, background: '#000' } }).resize(32, 32).png().toBuffer()
+  await sharpPackage()({ create: { width: 64, height: 64, channels: 3, background: '#000' } }).resize(32, 32).png().toBuffer()
   lowerImageThreads()
 }

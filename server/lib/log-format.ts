@@ -1,4 +1,8 @@
-import pretty, { prettyFactory } from 'pino-pretty'
+import type PinoPretty from 'pino-pretty'
+import { lazyPackage } from './lazy-package.ts'
+
+// Loaded only for readable lines (a terminal, or LOG_FORMAT=pretty).
+const pinoPretty = lazyPackage<typeof PinoPretty>('pino-pretty')
 
 // How log lines are written (LOG_FORMAT): pino's JSON, one object a line, for containers, CI and
 // log collectors; or readable lines (time, level, message, a few fields) for a person at a
@@ -22,13 +26,13 @@ const PRETTY_OPTIONS = {
 // exit, as pino's own stdout writes are.
 export function logStream(format: LogFormat): NodeJS.WritableStream | undefined {
   if (format === 'json') return undefined
-  return pretty({ ...PRETTY_OPTIONS, sync: true, destination: 1 })
+  return pinoPretty()({ ...PRETTY_OPTIONS, sync: true, destination: 1 })
 }
 
 // Formats one of pino's JSON lines as logStream's readable lines, for the processes that write
 // pino-shaped lines of their own (a cluster's primary).
 export function lineFormatter(format: LogFormat): (line: string) => string {
   if (format === 'json') return (line) => line
-  const prettify = prettyFactory(PRETTY_OPTIONS)
+  const prettify = pinoPretty().prettyFactory(PRETTY_OPTIONS)
   return (line) => prettify(line)
 }

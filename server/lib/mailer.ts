@@ -1,4 +1,6 @@
-import nodemailer, { type Transporter } from 'nodemailer'
+import type Nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
+import { lazyPackage } from './lazy-package.ts'
 import type { Mailbox } from './mailbox.ts'
 
 // Sends one email through the SMTP server SMTP_URL names (nodemailer), and says whether a
@@ -18,13 +20,16 @@ export interface OutgoingEmail {
 
 export type SendOutcome = { sent: true } | { sent: false; permanent: boolean; reason: string }
 
+// Loaded when the first mailer is made: with SMTP_URL set.
+const nodemailer = lazyPackage<typeof Nodemailer>('nodemailer')
+
 export class Mailer {
   private readonly transport: Transporter
 
   constructor(smtpUrl: string, options: { timeoutMs?: number; connections?: number } = {}) {
     const timeoutMs = options.timeoutMs ?? 30_000
     // A pool of `connections` SMTP connections (default 1).
-    this.transport = nodemailer.createTransport({
+    this.transport = nodemailer().createTransport({
       url: smtpUrl,
       pool: true,
       maxConnections: options.connections ?? 1,

@@ -1,5 +1,4 @@
-import sharp from 'sharp'
-import { ImageError, MAX_INPUT_PIXELS } from './images.ts'
+import { ImageError, MAX_INPUT_PIXELS, sharpPackage } from './images.ts'
 
 // A web app's "maskable" icon is cropped by the launcher to a circle, a squircle or a teardrop.
 // Only the circle at its centre with 40% of its width as radius (the safe zone) is sure to show,
@@ -16,7 +15,7 @@ export const MASKABLE_BACKGROUND = { r: 255, g: 255, b: 255 }
 export async function maskableIcon(picture: Buffer): Promise<Buffer> {
   let fitted: Buffer
   try {
-    fitted = await sharp(picture, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', pages: 1 })
+    fitted = await sharpPackage()(picture, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', pages: 1 })
       .rotate()
       .flatten({ background: MASKABLE_BACKGROUND })
       .resize(MASKABLE_CONTENT, MASKABLE_CONTENT, { fit: 'inside' })
@@ -25,11 +24,11 @@ export async function maskableIcon(picture: Buffer): Promise<Buffer> {
   } catch {
     throw new ImageError('That file is not an image we can read.')
   }
-  const composed = await sharp({ create: { width: MASKABLE_SIZE, height: MASKABLE_SIZE, channels: 3, background: MASKABLE_BACKGROUND } })
+  const composed = await sharpPackage()({ create: { width: MASKABLE_SIZE, height: MASKABLE_SIZE, channels: 3, background: MASKABLE_BACKGROUND } })
     .composite([{ input: fitted, gravity: 'centre' }])
     .raw()
     .toBuffer({ resolveWithObject: true })
   // Compositing gives the image an alpha channel; a maskable icon is opaque.
   const { width, height, channels } = composed.info
-  return sharp(composed.data, { raw: { width, height, channels } }).removeAlpha().png({ compressionLevel: 9 }).toBuffer()
+  return sharpPackage()(composed.data, { raw: { width, height, channels } }).removeAlpha().png({ compressionLevel: 9 }).toBuffer()
 }

@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
 import { LRUCache } from 'lru-cache'
-import * as client from 'openid-client'
-import { importPKCS8 } from 'jose'
+import type * as OpenId from 'openid-client'
 import type { FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import type { GuardPolicy } from '../lib/private-network-guard.ts'
@@ -87,12 +86,15 @@ export default fp(
       app.decorate('oidc', null)
       return
     }
-    let discovered: Promise<client.Configuration> | null = null
+    // Loaded only when single sign-on is set up: the two packages are a tenth of a cold start.
+    const client = await import('openid-client')
+    const { importPKCS8 } = await import('jose')
+    let discovered: Promise<OpenId.Configuration> | null = null
     const usedStates = new LRUCache<string, true>({ max: 10_000, ttl: FLOW_TTL_MS })
 
     // Discovery happens when first needed and is kept once it works, so a provider that is
     // down at boot costs nothing until someone presses the button.
-    function configuration(): Promise<client.Configuration> {
+    function configuration(): Promise<OpenId.Configuration> {
       discovered ??= discover(settings!).catch((error: unknown) => {
         discovered = null
         throw unavailable(error) || error instanceof client.ResponseBodyError || (error as { code?: string }).code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' ? new ProviderUnavailable(String((error as Error).message)) : error
@@ -100,13 +102,13 @@ export default fp(
       return discovered
     }
 
-    async function discover(oidc: OidcConfig): Promise<client.Configuration> {
+    async function discover(oidc: OidcConfig): Promise<OpenId.Configuration> {
       const auth = oidc.clientSecret !== null ? client.ClientSecretBasic(oidc.clientSecret) : client.PrivateKeyJwt(await importPKCS8(oidc.privateKeyPem!, oidc.privateKeyAlgorithm))
       // The ID token's signature is checked against the provider's published keys (JWKS) too,
       // not only trusted for having come over the token endpoint's TLS.
       const execute = [client.enableNonRepudiationChecks]
       if (isLoopbackIssuer(oidc.issuer) && oidc.issuer.protocol === 'http:') execute.push(client.allowInsecureRequests)
-      const metadata: Partial<client.ClientMetadata> = { [client.clockTolerance]: CLOCK_TOLERANCE_SECONDS, ...(options.test?.clockSkew ? { [client.clockSkew]: options.test.clockSkew } : {}) }
+      const metadata: Partial<OpenId.ClientMetadata> = { [client.clockTolerance]: CLOCK_TOLERANCE_SECONDS, ...(options.test?.clockSkew ? { [client.clockSkew]: options.test.clockSkew } : {}) }
       const found = await client.discovery(oidc.issuer, oidc.clientId, metadata, auth, { execute, timeout: oidc.timeoutSeconds })
       found.timeout = oidc.timeoutSeconds
       return found
@@ -193,7 +195,7 @@ export default fp(
       },
 
       async endSessionUrl(request, idToken) {
-        let config: client.Configuration
+        let config: OpenId.Configuration
         try {
           config = await configuration()
         } catch {

@@ -1,10 +1,15 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
+import type { Registry } from 'prom-client'
+import { lazyPackage } from '../../lib/lazy-package.ts'
+
+// Loaded when metrics are switched on (METRICS_TOKEN or METRICS_BIND), not at every start.
+export const promClient = lazyPackage<typeof import('prom-client')>('prom-client')
 
 // One registry per process (never prom-client's global one, so apps built side by side in one
 // process keep theirs apart), with Node's default process metrics (CPU, memory, event loop,
 // garbage collection, handles) beside ours. Ours are read when scraped, from the counts the
 // server keeps anyway: nothing is done for them on a request's path but what requests.ts does.
 export function newRegistry(): Registry {
+  const { Registry, collectDefaultMetrics } = promClient()
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   return registry
@@ -26,7 +31,7 @@ interface Definition {
 
 // A total since boot, read from a count the server keeps.
 export function counterFrom(registry: Registry, definition: Definition, read: () => Reading): void {
-  new Counter({
+  new (promClient().Counter)({
     ...definition,
     labelNames: [...(definition.labelNames ?? [])],
     registers: [registry],
@@ -39,7 +44,7 @@ export function counterFrom(registry: Registry, definition: Definition, read: ()
 
 // A value as it is when scraped.
 export function gaugeFrom(registry: Registry, definition: Definition, read: () => Reading): void {
-  new Gauge({
+  new (promClient().Gauge)({
     ...definition,
     labelNames: [...(definition.labelNames ?? [])],
     registers: [registry],

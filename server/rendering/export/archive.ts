@@ -2,7 +2,8 @@ import { stat } from 'node:fs/promises'
 import { createReadStream } from 'node:fs'
 import { Readable, type Writable } from 'node:stream'
 import { finished } from 'node:stream/promises'
-import yazl from 'yazl'
+import type Yazl from 'yazl'
+import { lazyPackage } from '../../lib/lazy-package.ts'
 import { blobPath } from '../../lib/files.ts'
 import type { Connection } from '../../models/database.ts'
 import { exportRows, type ExportRoom, type ExportScope } from '../../models/export/rows.ts'
@@ -10,6 +11,8 @@ import { attachmentPath, personRecord, roomFileName, roomRecord } from './record
 import { roomJson } from './room-json.ts'
 import { roomHtml } from './room-html.ts'
 import { readme } from './readme.ts'
+
+const yazl = lazyPackage<typeof Yazl>('yazl')
 
 export interface ArchiveSummary {
   rooms: number
@@ -33,7 +36,7 @@ export interface ArchiveOptions {
 export async function writeArchive(options: ArchiveOptions, output: Writable): Promise<ArchiveSummary> {
   const { db, scope } = options
   const rows = exportRows(db)
-  const zip = new yazl.ZipFile()
+  const zip = new (yazl().ZipFile)()
   const summary: ArchiveSummary = { rooms: 0, messages: 0, attachments: 0, missingFiles: 0 }
   const exportedAt = new Date().toISOString()
   zip.outputStream.pipe(output)
