@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { migrate, openConnection, upgradeFromUpstream, type Connection } from './database.ts'
 import { pendingSteps } from './upstream-eras.ts'
 import { createModels, type Models } from './index.ts'
+import { preparingOnFirstUse, type LazyConnection } from './lazy-statements.ts'
 import { Writer } from '../lib/writer.ts'
 
 export interface StoreOptions {
@@ -33,10 +34,25 @@ export class Store {
     this.appliedMigrations = options.migrate === false ? [] : [...upgraded, ...migrate(this.writeDb, options.migrationsDir)]
     this.readDb = openConnection(options.path, { synchronous: options.synchronous })
     this.readDb.pragma('query_only = ON')
-    this.readModels = createModels(this.readDb)
-    this.writer = new Writer(this.writeDb, createModels(this.writeDb))
+    this.readModels = createModels(this.readDb, this.lazy(this.readDb))
+    this.writer = new Writer(this.writeDb, createModels(this.writeDb, this.lazy(this.writeDb)))
+    for (const lazy of this.lazyConnections) lazy.seal()
     const models = this.readModels
     this.readTransaction = this.readDb.transaction(<T>(fn: (m: Models) => T): T => fn(models)) as never
+  }
+
+  private readonly lazyConnections: LazyConnection[] = []
+
+  private lazy(db: Connection): Connection {
+    const lazy = preparingOnFirstUse(db)
+    this.lazyConnections.push(lazy)
+    return lazy.connection
+  }
+
+  // Compiles every model's statements on both connections now (they otherwise compile when first
+  // run): a test's proof that all of their SQL is sound against this database. Answers how many.
+  prepareAllStatements(): number {
+    return this.lazyConnections.reduce((count, lazy) => count + lazy.prepareAll(), 0)
   }
 
   read<T>(fn: (models: Models) => T): T {

@@ -50,6 +50,7 @@ for (const era of ['2024-02-first-release', '2025-09-rails-8', '2025-11-bans', '
   test(`a database at upstream's ${era} schema boots with every row kept, the old session cookie and the room page`, async (t) => {
     const { app, config, before } = await bootOn(t, era)
     assert.deepEqual(counts(config.databasePath), before)
+    assert.ok(app.store.prepareAllStatements() > 400, "every model's SQL compiles against the upgraded schema")
 
     const db = app.store.writeDb
     assert.deepEqual(db.prepare('SELECT id, status FROM users ORDER BY id').all(), [
