@@ -34,6 +34,7 @@ import { postAsBot } from './routes/messages/bot-posting.ts'
 import { requestForLog } from './lib/log-redaction.ts'
 import { rebalanceKeepAlive } from './cluster/rebalance.ts'
 import { logStream } from './lib/log-format.ts'
+import type { LitestreamReadout } from './litestream/lag.ts'
 
 export interface AppOptions {
   config: Config
@@ -53,6 +54,8 @@ export interface AppOptions {
   workerId?: number
   // A folder of compiled piscina workers to run instead of the sources (tests: workerSource).
   compiledWorkers?: string
+  // The Litestream this process runs beside it (main.ts starts it once the app is built).
+  litestream?: () => LitestreamReadout | null
 }
 
 // Whatever logger is asked for, request URLs are logged without the secrets some carry.
@@ -121,7 +124,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(exportJobs, { config })
   await app.register(unattachedFiles, { config, scanAtBoot: options.workerId === undefined || options.workerId === 1 })
   await app.register(memoryReport)
-  await app.register(metrics, { config, workerId: options.workerId })
+  await app.register(metrics, { config, workerId: options.workerId, litestream: options.litestream })
   await app.register(routes, { config, signInLimit: options.signInLimit })
   return app
 }

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster'
 import { superviseWorkers } from './cluster/primary.ts'
 import { clusterWorkerId, joinCluster, workerListenText, workerLogger } from './cluster/worker.ts'
-import { startLitestream } from './litestream/sidecar.ts'
+import { startLitestream, type Litestream } from './litestream/sidecar.ts'
 import { startBackupSchedule } from './backups/schedule.ts'
 import { ConfigError, keepGeneratedSecret, loadConfig, type Config } from './config.ts'
 import { DatabaseInUse } from './lib/database-lock.ts'
@@ -37,7 +37,8 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   // Loaded here, so a cluster's primary never loads the app, sharp or their threads.
   const { buildApp } = await import('./app.ts')
   const { startImageThreads } = await import('./lib/images.ts')
-  const app = await buildApp({ config, workerId, logger: workerId === undefined ? undefined : workerLogger(config, workerId) })
+  let litestream: Litestream | null = null
+  const app = await buildApp({ config, workerId, logger: workerId === undefined ? undefined : workerLogger(config, workerId), litestream: () => litestream })
   // The database is open and upgraded: a generated secret is kept from now on.
   if (workerId === undefined) keepGeneratedSecret(config)
 
@@ -47,7 +48,8 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   if (workerId === undefined && config.emailProblem) app.log.info(`Email is off: ${config.emailProblem}`)
   if (workerId !== undefined) joinCluster(app)
   // One process replicates its own database; a cluster's primary does it for its workers.
-  const litestream = workerId === undefined && config.litestreamReplicaUrl ? startOrExit(() => startLitestream(config.databasePath, config.litestreamReplicaUrl!, app.log)) : null
+  // With metrics on, Litestream serves its own on loopback, for ours to read its lag from.
+  if (workerId === undefined && config.litestreamReplicaUrl) litestream = startOrExit(() => startLitestream(config.databasePath, config.litestreamReplicaUrl!, app.log, process.env, { metrics: config.metrics !== null }))
   // Likewise the scheduled backups (BACKUP_SCHEDULE).
   const backups = workerId === undefined && config.backups ? startBackupSchedule(config.backups, config, app.log) : null
 

@@ -7,6 +7,8 @@ import type { Checkpointer } from '../plugins/database.ts'
 import { ANSWER_WAIT_MS, isMetricsMessage, type Message, type MetricsJson } from '../plugins/metrics/cluster-messages.ts'
 import { gaugeFrom, newRegistry, promClient } from '../plugins/metrics/registry.ts'
 import { countStorage } from '../plugins/metrics/storage.ts'
+import { countLitestream } from '../plugins/metrics/litestream.ts'
+import type { LitestreamReadout } from '../litestream/lag.ts'
 import type { PrimaryLog } from './log.ts'
 
 // With WEB_CONCURRENCY > 1 one scrape sees the whole server: the primary asks every worker for
@@ -20,9 +22,11 @@ export interface ClusterMetrics {
   close(): Promise<void>
 }
 
-export async function startClusterMetrics(config: Config, store: Store, checkpointer: Checkpointer | null, log: PrimaryLog): Promise<ClusterMetrics> {
+export async function startClusterMetrics(config: Config, store: Store, checkpointer: Checkpointer | null, litestream: LitestreamReadout | null, log: PrimaryLog): Promise<ClusterMetrics> {
   const registry = newRegistry()
   countStorage(registry, { store, databasePath: config.databasePath, checkpointer })
+  // Litestream runs here, and only here: its lag is in the whole server's scrape once.
+  if (litestream) countLitestream(registry, () => litestream, config.databasePath)
   let scraped = 0
   gaugeFrom(registry, { name: 'campfire_cluster_workers', help: 'Worker processes the server runs (WEB_CONCURRENCY)' }, () => config.webConcurrency)
   gaugeFrom(registry, { name: 'campfire_cluster_workers_scraped', help: 'Workers whose metrics this scrape holds' }, () => scraped)

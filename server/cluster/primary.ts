@@ -40,12 +40,12 @@ export async function superviseWorkers(config: Config): Promise<void> {
   keepGeneratedSecret(config)
   if (config.secretKeyBaseSource === 'generated') log.warn({}, 'SECRET_KEY_BASE was not set: generated one and kept it in the storage folder')
   // With Litestream, it checkpoints instead (it must copy the WAL before a checkpoint resets it).
-  const litestream = config.litestreamReplicaUrl ? startLitestreamOrExit(config.databasePath, config.litestreamReplicaUrl, log) : null
+  const litestream = config.litestreamReplicaUrl ? startLitestreamOrExit(config.databasePath, config.litestreamReplicaUrl, log, config.metrics !== null) : null
   const checkpointer = litestream ? null : startCheckpointer(config.databasePath, log, 1000, config.minFreeBytes)
   // The scheduled backups run here, once for the whole cluster.
   const backups = config.backups ? startBackupSchedule(config.backups, config, log) : null
   // Prometheus metrics for the whole server (cluster/metrics.ts), loaded only when asked for.
-  const metrics = config.metrics ? await startMetricsOrExit(config, store, checkpointer, log) : null
+  const metrics = config.metrics ? await startMetricsOrExit(config, store, checkpointer, litestream, log) : null
 
   let stopping = false
   const supervisor = new Supervisor(config, store, log, (reason) => void stop(reason, 1))
@@ -68,19 +68,19 @@ export async function superviseWorkers(config: Config): Promise<void> {
   supervisor.start()
 }
 
-function startLitestreamOrExit(databasePath: string, replicaUrl: string, log: PrimaryLog): Litestream {
+function startLitestreamOrExit(databasePath: string, replicaUrl: string, log: PrimaryLog, metrics: boolean): Litestream {
   try {
-    return startLitestream(databasePath, replicaUrl, log)
+    return startLitestream(databasePath, replicaUrl, log, process.env, { metrics })
   } catch (error) {
     log.error({}, `Campfire cannot start: ${(error as Error).message}`)
     process.exit(78)
   }
 }
 
-async function startMetricsOrExit(config: Config, store: Store, checkpointer: Checkpointer | null, log: PrimaryLog): Promise<ClusterMetrics> {
+async function startMetricsOrExit(config: Config, store: Store, checkpointer: Checkpointer | null, litestream: Litestream | null, log: PrimaryLog): Promise<ClusterMetrics> {
   const { startClusterMetrics } = await import('./metrics.ts')
   try {
-    return await startClusterMetrics(config, store, checkpointer, log)
+    return await startClusterMetrics(config, store, checkpointer, litestream, log)
   } catch (error) {
     log.error({}, `Campfire cannot start: ${(error as Error).message}`)
     process.exit(78)

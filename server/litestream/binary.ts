@@ -22,10 +22,12 @@ export function litestreamBinary(env: Record<string, string | undefined> = proce
   }
 }
 
-// The configuration `litestream replicate -config` reads: one database, one replica. Strings
-// are written as JSON, which YAML reads as double-quoted strings.
-export function litestreamConfig(databasePath: string, replicaUrl: string): string {
+// The configuration `litestream replicate -config` reads: one database, one replica, and, given a
+// loopback address, Litestream's own Prometheus metrics served there (`addr:`). Strings are
+// written as JSON, which YAML reads as double-quoted strings.
+export function litestreamConfig(databasePath: string, replicaUrl: string, metricsAddress: string | null = null): string {
   return [
+    ...(metricsAddress === null ? [] : [`addr: ${JSON.stringify(metricsAddress)}`]),
     'dbs:',
     `  - path: ${JSON.stringify(databasePath)}`,
     '    replicas:',

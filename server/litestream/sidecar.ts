@@ -4,11 +4,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { findProgram } from '../build/debian-package.ts'
+import { freeLoopbackPort } from '../lib/free-port.ts'
 import { litestreamBinary, litestreamConfig, redacted } from './binary.ts'
+import type { LitestreamReadout } from './lag.ts'
 
 const FIRST_RESTART_MS = 100
 const LONGEST_RESTART_MS = 5_000
 const STOP_WAIT_MS = 10_000
+// Its lines saying it wrote to the replica.
+const SHIPPED = /\bmsg="?(?:wal segment|snapshot) written/
 
 export interface SidecarLog {
   debug(details: object, message: string): void
@@ -27,7 +31,7 @@ export function litestreamLevel(line: string): keyof SidecarLog {
   return 'info'
 }
 
-export interface Litestream {
+export interface Litestream extends LitestreamReadout {
   readonly pid: number | null
   // Asks it to stop (SIGTERM: it ships what it has not yet shipped, then exits) and waits for it,
   // at most 10 s; then removes its configuration.
@@ -40,13 +44,14 @@ export interface Litestream {
 // primary. It dies with this process even when this one is killed (setpriv --pdeathsig), and one
 // that dies on its own is started again; Litestream then carries on from the replica's position,
 // or starts a new generation (a fresh snapshot) when it cannot. While it runs, our own WAL
-// checkpointer stands aside: Litestream checkpoints, after it has copied the WAL.
-export function startLitestream(databasePath: string, replicaUrl: string, log: SidecarLog, env: Record<string, string | undefined> = process.env): Litestream {
+// checkpointer stands aside: Litestream checkpoints, after it has copied the WAL. With
+// `metrics`, each run serves Litestream's own metrics on a loopback port free when it starts
+// (`metricsUrl`), which the server's metrics read (server/plugins/metrics/litestream.ts).
+export function startLitestream(databasePath: string, replicaUrl: string, log: SidecarLog, env: Record<string, string | undefined> = process.env, options: { metrics?: boolean } = {}): Litestream {
   const binary = findProgram(litestreamBinary(env))
   if (!binary) throw new Error(`LITESTREAM_REPLICA_URL is set, but ${litestreamBinary(env)} is not an executable Litestream`)
   const folder = mkdtempSync(join(tmpdir(), 'campfire-litestream-'))
   const configPath = join(folder, 'litestream.yml')
-  writeFileSync(configPath, litestreamConfig(databasePath, replicaUrl), { mode: 0o600 })
   const args = ['replicate', '-config', configPath, '-no-expand-env']
   const setpriv = findProgram('setpriv')
   const command = setpriv ? [setpriv, '--pdeathsig', 'KILL', '--', binary, ...args] : [binary, ...args]
@@ -55,34 +60,50 @@ export function startLitestream(databasePath: string, replicaUrl: string, log: S
   let stopping = false
   let restartMs = FIRST_RESTART_MS
   let restartTimer: NodeJS.Timeout | null = null
-  const run = () => {
+  let metricsUrl: string | null = null
+  let shippedAt = Date.now()
+  const run = async () => {
     restartTimer = null
+    const port = options.metrics ? await freeLoopbackPort().catch(() => null) : null
+    if (stopping) return
+    writeFileSync(configPath, litestreamConfig(databasePath, replicaUrl, port === null ? null : `127.0.0.1:${port}`), { mode: 0o600 })
     const startedAt = Date.now()
     const started = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] })
     child = started
-    log.info({ litestream: started.pid, replica: redacted(replicaUrl) }, 'litestream started')
+    shippedAt = startedAt
+    metricsUrl = port === null ? null : `http://127.0.0.1:${port}/metrics`
+    log.info({ litestream: started.pid, replica: redacted(replicaUrl), ...(port === null ? {} : { metrics: metricsUrl }) }, 'litestream started')
     // Whole lines, however the pipe cuts its chunks.
     for (const stream of [started.stdout!, started.stderr!]) {
       createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+        if (SHIPPED.test(line)) shippedAt = Date.now()
         if (line.trim()) log[litestreamLevel(line)]({ litestream: started.pid }, `litestream: ${line.trim()}`)
       })
     }
     started.once('error', (error) => log.error({}, `litestream could not be started: ${error.message}`))
     started.once('exit', (code, signal) => {
-      if (child === started) child = null
+      if (child !== started) return
+      child = null
+      metricsUrl = null
       if (stopping) return
       if (Date.now() - startedAt > 60_000) restartMs = FIRST_RESTART_MS
       log.error({ code, signal, restartInMs: restartMs }, 'litestream stopped; starting it again')
-      restartTimer = setTimeout(run, restartMs)
+      restartTimer = setTimeout(() => void run(), restartMs)
       restartTimer.unref()
       restartMs = Math.min(restartMs * 2, LONGEST_RESTART_MS)
     })
   }
-  run()
+  void run()
 
   return {
     get pid() {
       return child?.pid ?? null
+    },
+    get metricsUrl() {
+      return metricsUrl
+    },
+    get shippedAt() {
+      return shippedAt
     },
     async stop() {
       if (stopping) return

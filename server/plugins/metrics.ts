@@ -2,12 +2,15 @@ import fp from 'fastify-plugin'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
+import type { LitestreamReadout } from '../litestream/lag.ts'
 import { ListenProblem } from '../listen-check.ts'
 
 export interface MetricsOptions {
   config: Config
   // This app is worker N of a cluster: its primary gathers every process's metrics.
   workerId?: number
+  // The Litestream this process runs (not a worker's: the primary's metrics have it).
+  litestream?: () => LitestreamReadout | null
 }
 
 // Prometheus metrics (docs/operations.md, "Metrics"), off unless METRICS_TOKEN or METRICS_BIND
@@ -30,6 +33,10 @@ export default fp(
     countRequests(app, registry)
     countStorage(registry, { store: app.store, databasePath: options.config.databasePath, checkpointer: app.checkpointer })
     countServices(app, registry, options.config.minFreeBytes)
+    if (options.litestream && options.workerId === undefined && options.config.litestreamReplicaUrl) {
+      const { countLitestream } = await import('./metrics/litestream.ts')
+      countLitestream(registry, options.litestream, options.config.databasePath)
+    }
 
     let wholeServer: () => Promise<string> = () => registry.metrics()
     if (options.workerId !== undefined) {
