@@ -88,12 +88,23 @@ export function startLitestream(databasePath: string, replicaUrl: string, log: S
       if (stopping) return
       if (Date.now() - startedAt > 60_000) restartMs = FIRST_RESTART_MS
       log.error({ code, signal, restartInMs: restartMs }, 'litestream stopped; starting it again')
-      restartTimer = setTimeout(() => void run(), restartMs)
-      restartTimer.unref()
-      restartMs = Math.min(restartMs * 2, LONGEST_RESTART_MS)
+      restartLater()
     })
   }
-  void run()
+  // A start that fails before Litestream runs (its configuration cannot be written: a full
+  // disk) is logged and tried again later, never an unhandled rejection.
+  const runOrRetry = () =>
+    void run().catch((error: Error) => {
+      if (stopping) return
+      log.error({ restartInMs: restartMs }, `litestream could not be started: ${error.message}`)
+      restartLater()
+    })
+  function restartLater() {
+    restartTimer = setTimeout(runOrRetry, restartMs)
+    restartTimer.unref()
+    restartMs = Math.min(restartMs * 2, LONGEST_RESTART_MS)
+  }
+  runOrRetry()
 
   return {
     get pid() {
