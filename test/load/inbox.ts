@@ -11,6 +11,7 @@
 //   npm run seed:large && npm run bench:inbox
 //   npm run bench:inbox -- --mentions 10000 --clients 16 --duration 8 --server-dir ../other-checkout
 import BetterSqlite3 from 'better-sqlite3'
+import { randomUUID } from 'node:crypto'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
@@ -55,14 +56,14 @@ function addMentions(databasePath: string, signing: RailsSigning, personId: numb
     const authors = rooms.map((room) => db.prepare<[number, number], number>('SELECT user_id FROM memberships WHERE room_id = ? AND user_id != ? ORDER BY user_id LIMIT 50').pluck().all(room, personId))
     if (rooms.length === 0 || authors.some((list) => list.length === 0)) throw new Error(`person ${personId} has no room with other members to be mentioned in`)
     const mention = mentionAttachmentHtml(signing.signedGlobalId('User', personId))
-    const message = db.prepare('INSERT INTO messages (room_id, creator_id, created_at, updated_at) VALUES (?, ?, ?, ?)')
+    const message = db.prepare('INSERT INTO messages (room_id, creator_id, client_message_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
     const body = db.prepare("INSERT INTO action_text_rich_texts (name, body, record_type, record_id, created_at, updated_at) VALUES ('body', ?, 'Message', ?, ?, ?)")
     const start = Date.now() - 90 * 86_400_000
     db.transaction(() => {
       for (let i = 0; i < count; i++) {
         const at = dbTime((start + Math.floor((i * 90 * 86_400_000) / count)) * 1000)
         const room = i % rooms.length
-        const id = Number(message.run(rooms[room]!, authors[room]![i % authors[room]!.length]!, at, at).lastInsertRowid)
+        const id = Number(message.run(rooms[room]!, authors[room]![i % authors[room]!.length]!, randomUUID(), at, at).lastInsertRowid)
         body.run(`<p>Have a look at this, ${mention} (${i})</p>`, id, at, at)
       }
     })()
