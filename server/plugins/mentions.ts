@@ -6,7 +6,7 @@ import { unverifiedGlobalId } from '../rendering/messages.ts'
 import type { CreatedMessage } from './message-listeners.ts'
 
 // Keeps the inbox's index of mentions (models/message/mentions.ts) and brings new entries to
-// open inboxes. The checks the triggers leave are worked off at boot (the backfill of
+// open inboxes. The checks the triggers leave are worked off from boot (the backfill of
 // migration 014, and whatever another writer left since), after each new message, and before an
 // inbox is read (`settle`). A new message that mentions someone, or Pings them while they are
 // away, is prepended to their open inbox over the cable, on a later turn of the event loop.
@@ -45,8 +45,10 @@ export default fp(
       if (waiting.length === 0) setImmediate(flush)
       waiting.push(created)
     })
+    // From boot on, in the background: a large backfill (after an upgrade) must not hold up
+    // listening, and an inbox read waits for it anyway (settle, above).
     app.addHook('onReady', async () => {
-      await settle()
+      working = working.then(settle).catch((error: unknown) => app.log.error({ err: error }, 'the inbox could not index mentions at boot'))
     })
     app.addHook('onClose', async () => {
       await working.catch(() => undefined)
