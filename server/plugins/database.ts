@@ -78,7 +78,9 @@ export interface Checkpointer {
 export function startCheckpointer(path: string, log: BootLog, intervalMs = 1000, minFreeBytes = 0, compiledWorkers?: string): Checkpointer {
   const checkpointer = new Piscina({
     ...workerSource('checkpointer', compiledWorkers),
-    minThreads: 1,
+    // Its thread starts with the first checkpoint, a second after boot, not before the server
+    // can listen; once started it stays.
+    minThreads: 0,
     maxThreads: 1,
     idleTimeout: Number.POSITIVE_INFINITY,
   })
