@@ -11,7 +11,7 @@ export interface VideoAttachments {
   // A stored upload's video metadata and poster files, made before its message is written;
   // null when it is not a video. What fails is logged in one line and left out.
   prepare(upload: { path: string; contentType: string }, filename: string): Promise<VideoDerivatives | null>
-  // Stops what is running (and what waits), once the programs have been looked for.
+  // Stops what is running (and what waits); nothing runs before the programs are found.
   close(): Promise<void>
 }
 
@@ -46,8 +46,10 @@ export function videoAttachments(config: Config, log: { warn(details: object, me
   const { filesPath } = config
   return {
     problem: found.then(({ tools }) => problemWith(tools)),
+    // Does not wait for the programs to be found (a stop during the first second of a boot
+    // would wait out their check): nothing runs before they are.
     async close() {
-      ;(await found).processor.close()
+      void found.then(({ processor }) => processor.close())
     },
     async prepare(upload, filename) {
       if (!isVideoType(upload.contentType)) return null
