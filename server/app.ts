@@ -68,11 +68,11 @@ function withRedaction(logger: FastifyServerOptions['logger']): FastifyServerOpt
 // How much longer than HTTP_REQUEST_TIMEOUT a silent connection is kept: several checks of it.
 const SILENT_CONNECTION_GRACE_MS = 5_000
 
-// Builds the whole application without listening; main.ts listens, tests inject.
 function noRouteSchemas(): never {
   throw new Error('route schemas are not compiled here: check the input in the handler, as the other routes do')
 }
 
+// Builds the whole application without listening; main.ts listens, tests inject.
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const app = Fastify({
