@@ -12,7 +12,7 @@
 //   npm run bench:inbox -- --mentions 10000 --clients 16 --duration 8 --server-dir ../other-checkout
 import BetterSqlite3 from 'better-sqlite3'
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -22,7 +22,7 @@ import { mentionAttachmentHtml } from '../../server/models/rich-text/attachments
 import { fixturePaths, fixtureSecret, readPeople, ROOT } from './support/fixture.ts'
 import { isFailure } from './support/http.ts'
 import { round } from './support/measure.ts'
-import { flag, number, path, readOptions } from './support/options.ts'
+import { flag, number, path, readOptions, usageError } from './support/options.ts'
 import { RawHttpClient } from './support/raw-http.ts'
 import { copyStorage, makeMeters, reexecPinned, sleep, stampNow, startServer, stopServer } from './support/server.ts'
 import { ServerTiming } from './support/server-timing.ts'
@@ -45,6 +45,9 @@ p99 and the server's CPU per request for its first page and an older one. Run np
 npm run seed:large) first. Saves tmp/bench/inbox-<stamp>.json.`
 
 const o = readOptions({ name: 'bench:inbox', summary: SUMMARY, options: OPTIONS })
+const paths = fixturePaths(o.fixture)
+if (![paths.database, paths.secret, paths.people].every(existsSync)) usageError('bench:inbox', `${o.fixture} is not a fixture folder (a database, its secret and people.tsv): run npm run seed:large first`)
+if (!existsSync(join(o.serverDir, 'dist', 'main.js'))) usageError('bench:inbox', `${o.serverDir} has no compiled server: run npm run build there first`)
 if (!reexecPinned(fileURLToPath(import.meta.url), ROOT, 'CAMPFIRE_BENCH_INBOX_PINNED', !o.noPin)) await main()
 
 // Messages by other members of the person's rooms (those whose bell lets mentions through), each
@@ -105,7 +108,7 @@ async function measure(client: RawHttpClient, url: string, cookie: string, secon
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!
-  const fixture = fixturePaths(o.fixture)
+  const fixture = paths
   const storage = copyStorage(o.fixture)
   const signing = new RailsSigning(fixtureSecret(fixture))
   const person = readPeople(fixture.people)[0]!
