@@ -9,8 +9,11 @@ import { startCampfire } from './support/campfire.ts'
 async function mentionKevin(david: Tab, text: string): Promise<void> {
   const editor = david.page.getByRole('textbox', { name: 'Write a message' })
   await editor.click()
-  await editor.pressSequentially(`${text} @Kevin Mc`)
+  await editor.pressSequentially(`${text} @Kevin M`)
   await david.page.locator('.lexxy-prompt-menu--visible', { hasText: 'Kevin' }).waitFor()
+  // The last key once the list is open: keys that land while a loaded page is still drawing it
+  // were seen to leave it unfiltered until the next one (once in a CI run).
+  await editor.pressSequentially('c')
   await david.page.locator('.lexxy-prompt-menu--visible', { hasText: 'Bender' }).waitFor({ state: 'hidden' })
   await david.page.locator('.lexxy-prompt-menu__item[aria-selected]', { hasText: 'Kevin' }).waitFor()
   await david.page.keyboard.press('Enter')
