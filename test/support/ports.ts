@@ -1,15 +1,10 @@
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
+import { freeLoopbackPort } from '../../server/lib/free-port.ts'
 
-// A loopback port nothing listens on now.
+// A loopback port nothing listens on now (the server's own helper, which Litestream's metrics
+// port comes from too).
 export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
+  return freeLoopbackPort()
 }
 
 // Whether something accepts connections on the loopback port.
