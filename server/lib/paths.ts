@@ -21,8 +21,9 @@ export function projectPath(...parts: string[]): string {
 }
 
 // The compiled bundle's folder (dist/ for `npm start`), found from whichever of its files runs:
-// main.js and container.js sit in it, the admin scripts and workers one folder down.
-const BUNDLE = ['admin', 'workers'].includes(basename(HERE)) ? dirname(HERE) : HERE
+// main.js and container.js sit in it, the admin scripts, workers and shared chunks (code that
+// is imported on first use, or by several entry points) one folder down.
+const BUNDLE = ['admin', 'workers', 'chunks'].includes(basename(HERE)) ? dirname(HERE) : HERE
 
 // A piscina worker's file: server/workers/<name>.ts from sources; compiled, workers/<name>.js in
 // the bundle that runs (dist/, or the copy the tests compile into tmp/test-server/).
