@@ -31,6 +31,10 @@ function cannotStart(message: string, code = 78): never {
   process.exit(code)
 }
 
+// How long after listening the server starts what the first requests need not wait for (serve).
+const SETTLE_AFTER_LISTENING_MS = 1_000
+let afterListening: NodeJS.Timeout | undefined
+
 // One process serves everything; with WEB_CONCURRENCY > 1 this one supervises that many
 // workers (server/cluster/), each of which serves as one process does.
 async function serve(config: Config, workerId: number | undefined): Promise<void> {
@@ -57,6 +61,7 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   async function shutdown(signal: string) {
     if (closing) return
     closing = true
+    clearTimeout(afterListening)
     app.log.info({ signal }, 'shutting down')
     exitIfStillStopping(app)
     await backups?.stop()
@@ -72,12 +77,19 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   } catch (error) {
     throw listenProblem(error as NodeJS.ErrnoException, config.httpPort, config.httpBind)
   }
-  // What need not hold up the first request waits until the server listens.
-  void app.video.problem.then((problem) => {
-    if (problem && (workerId ?? 1) === 1) app.log.warn(problem)
-  })
-  await startImageThreads()
+  // What need not hold up the first requests waits until the server has listened a moment: the
+  // ffmpeg check starts two programs and the image threads load sharp, some 30 ms of the event
+  // loop that the first requests after a start (a replaced worker's) would otherwise queue behind.
+  // A failure of either is logged in one line; neither stops the server.
+  afterListening = setTimeout(() => {
+    void app.video.problem.then((problem) => {
+      if (problem && (workerId ?? 1) === 1) app.log.warn(problem)
+    })
+    startImageThreads().catch((error: Error) => app.log.error(`image threads could not start: ${error.message}`))
+  }, SETTLE_AFTER_LISTENING_MS)
+  afterListening.unref()
 }
+
 
 function startOrExit<T>(start: () => T): T {
   try {

@@ -36,24 +36,27 @@ function problemWith(tools: Awaited<ReturnType<typeof findVideoTools>>): string 
   return off && `${off}: ${tools.problems.join('; ')}; install Debian's ffmpeg package, or set FFMPEG_PATH and FFPROBE_PATH`
 }
 
-// The video tools for one files folder: looked for once, in the background (running both
-// programs takes most of a second on a busy machine, and nothing but a video upload needs the
-// answer, so the server does not wait for it to listen), then each video upload's metadata and
-// poster made with them. The server decorates the app with one (below); the Slack import makes
-// its own.
+// The video tools for one files folder: looked for once, in the background, when first asked
+// (main.ts asks for `problem` once the server listens; starting both programs is some 15 ms of a
+// cold start, and running them most of a second on a busy machine, and nothing but a video upload
+// needs the answer), then each video upload's metadata and poster made with them. The server
+// decorates the app with one (below); the Slack import makes its own.
 export function videoAttachments(config: Config, log: { warn(details: object, message: string): void }): VideoAttachments {
-  const found = videoTools(config).then((tools) => ({ tools, processor: new VideoProcessor(tools) }))
+  let found: Promise<{ tools: Awaited<ReturnType<typeof findVideoTools>>; processor: VideoProcessor }> | null = null
+  const find = () => (found ??= videoTools(config).then((tools) => ({ tools, processor: new VideoProcessor(tools) })))
   const { filesPath } = config
   return {
-    problem: found.then(({ tools }) => problemWith(tools)),
+    get problem() {
+      return find().then(({ tools }) => problemWith(tools))
+    },
     // Does not wait for the programs to be found (a stop during the first second of a boot
     // would wait out their check): nothing runs before they are.
     async close() {
-      void found.then(({ processor }) => processor.close())
+      void found?.then(({ processor }) => processor.close())
     },
     async prepare(upload, filename) {
       if (!isVideoType(upload.contentType)) return null
-      const { processor } = await found
+      const { processor } = await find()
       const derivatives = await makeVideoDerivatives(processor, filesPath, { path: upload.path, filename }, VIDEO_POSTER)
       if (derivatives.problem) log.warn({ filename }, `video attachment ${derivatives.problem}`)
       return derivatives

@@ -11,6 +11,7 @@ import { CookieJar, formPost, request, startServer, stopServer } from '../../sup
 import { makeVideo, readVideo, SKIP_WITHOUT_FFMPEG, testsrc, videoDir } from '../../support/videos.ts'
 import { blobPath } from '../../../server/lib/files.ts'
 import { get } from './support.ts'
+import { eventually } from '../../cluster/cluster-helper.ts'
 import { botMessagesUrl, botRequest } from './bot-support.ts'
 
 const designers = rooms.designers.id // david, jason, jz; not kevin
@@ -144,7 +145,11 @@ describe('without ffmpeg', () => {
     const [video] = videos(page)
     assert.ok(video?.src, 'the message shows a video player')
     assert.equal(video.poster, undefined)
-    const lines = server.output().split('\n').filter((line) => line.includes('Video posters are off'))
+    // The line comes a second after the server listens (main.ts), whatever was posted before.
+    const posterLines = () => server.output().split('\n').filter((line) => line.includes('Video posters are off'))
+    await eventually(() => posterLines().length > 0, 'the boot line about ffmpeg')
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    const lines = posterLines()
     assert.equal(lines.length, 1, server.output())
     assert.match(lines[0]!, /ffmpeg was not found \(\/nonexistent\/ffmpeg\); ffprobe was not found \(\/nonexistent\/ffprobe\)/)
   })
