@@ -9,7 +9,9 @@ import { readLag, type Lag, type LitestreamReadout } from '../../litestream/lag.
 export function countLitestream(registry: Registry, litestream: () => LitestreamReadout | null, databasePath: string): void {
   let failures = 0
   let reading: Promise<Lag | null> | null = null
-  // The gauges of one scrape are collected together: they share one reading.
+  // The gauges of one scrape are collected together (prom-client starts every collect in the
+  // same turn): they share the reading in flight. Once it is in, the next scrape reads again, even
+  // at once: a reading kept a while longer told a scrape right after Litestream froze it was up.
   const read = (): Promise<Lag | null> => {
     if (reading) return reading
     const running = litestream()
@@ -17,8 +19,7 @@ export function countLitestream(registry: Registry, litestream: () => Litestream
       failures++
       return null
     })
-    const done = () => void setTimeout(() => (reading = null), 50).unref()
-    void reading.then(done)
+    void reading.then(() => (reading = null))
     return reading
   }
   const gauge = (name: string, help: string, value: (lag: Lag | null) => number) =>
