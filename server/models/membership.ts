@@ -11,6 +11,8 @@ export interface MembershipRow {
   user_id: number
   involvement: Involvement | null
   unread_at: string | null
+  // The message a "Mark as unread" left the room unread from (membership/unread-marks.ts), or null.
+  campfire_unread_message_id: number | null
   connections: number
   connected_at: string | null
   updated_at: string
@@ -32,7 +34,7 @@ export function memberships(db: Connection) {
      ON CONFLICT (room_id, user_id) DO NOTHING`,
   )
   const find = db.prepare<[number, number], MembershipRow>(
-    'SELECT id, room_id, user_id, involvement, unread_at, connections, connected_at, updated_at FROM memberships WHERE room_id = ? AND user_id = ?',
+    'SELECT id, room_id, user_id, involvement, unread_at, campfire_unread_message_id, connections, connected_at, updated_at FROM memberships WHERE room_id = ? AND user_id = ?',
   )
   const read = db.prepare('UPDATE memberships SET unread_at = NULL, updated_at = ? WHERE room_id = ? AND user_id = ? AND unread_at IS NOT NULL')
   // Every member of a room, in user id order (a post's fan-out): one JSON array from SQLite parses

@@ -33,8 +33,10 @@ export default async function rooms(app: FastifyInstance) {
       if (!room) return null
       const targetId = positiveId(request.params.message_id)
       const membership = m.memberships.find(room.id, user.id)
-      // A room the person marked unread opens at the message they marked (messages/unreads.ts).
-      const target = targetId !== null ? m.messages.findInRoom(targetId, room.id) : membership?.unread_at != null ? m.unreadMarks.markedMessage(room.id, user.id) : undefined
+      // A room the person marked unread opens at the message they marked (messages/unreads.ts);
+      // the mark is looked up only where there is one, not on every visit to an unread room.
+      const marked = membership?.unread_at != null && membership.campfire_unread_message_id != null
+      const target = targetId !== null ? m.messages.findInRoom(targetId, room.id) : marked ? m.unreadMarks.markedMessage(room.id, user.id) : undefined
       let rows: MessageRow[] | undefined
       const rowsOf = () => (rows ??= target ? m.messagePages.pageAround(target) : m.messagePages.lastPage(room.id))
       const render = () => app.messageFragments.renderEach(m, rowsOf(), { origin, viewerId: user.id, stats: request.cacheStats, rooms: [room] })
