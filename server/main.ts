@@ -90,7 +90,6 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   afterListening.unref()
 }
 
-
 function startOrExit<T>(start: () => T): T {
   try {
     return start()
