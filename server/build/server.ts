@@ -4,10 +4,11 @@
 // memory it holds. `npm run dev` runs the TypeScript sources directly; the tests that start a
 // server process run this same bundle, compiled into tmp/test-server/ (test/support/compiled-server.ts).
 import { build, type Plugin } from 'esbuild'
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { projectPath } from '../lib/paths.ts'
+import { pruneOlderThanADay } from '../lib/prune-old-entries.ts'
 
 const BUNDLED = [
   '@redis/client', 'fastify', 'avvio', 'find-my-way', 'pino', 'light-my-request', '@fastify/', 'ajv', 'fast-json-stringify', 'eta', 'qs', 'lru-cache', 'parse5', 'uqr', 'fastify-plugin', 'ws', 'duplexify', 'readable-stream',
@@ -68,19 +69,10 @@ export async function compileServer(outdir: string, options: { admin?: boolean }
     sourcemap: true,
     logLevel: 'warning',
   })
-  pruneOldChunks(join(outdir, 'chunks'))
-}
-
-// Chunks are named by their content, so each build that changed the code adds new ones. A server
-// still running from an earlier build may yet import one of its own on first use (the metrics'
-// first scrape, say), so only those no build has written for a day are removed.
-function pruneOldChunks(folder: string): void {
-  if (!existsSync(folder)) return
-  const before = Date.now() - 24 * 60 * 60 * 1000
-  for (const file of readdirSync(folder)) {
-    const path = join(folder, file)
-    if (statSync(path).mtimeMs < before) rmSync(path, { force: true })
-  }
+  // Chunks are named by their content, so each build that changed the code adds new ones. A
+  // server still running from an earlier build may yet import one of its own on first use (the
+  // metrics' first scrape, say), so only those no build has written for a day are removed.
+  pruneOlderThanADay(join(outdir, 'chunks'))
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { compileServer } from '../../server/build/server.ts'
 import { projectPath } from '../../server/lib/paths.ts'
-import { pruneOlderThanADay, sourceDigest } from './source-digest.ts'
+import { pruneOlderThanADay } from '../../server/lib/prune-old-entries.ts'
+import { sourceDigest } from './source-digest.ts'
 
 // The server as `npm start` runs it (one esbuild bundle, no TypeScript loader), compiled from the
 // sources as they are now into tmp/test-server/<digest of the sources>/. A test process that

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../../server/lib/paths.ts'
 
@@ -18,12 +18,4 @@ export function sourceDigest(paths: string[], extra = ''): string {
     for (const file of files) hash.update(file).update('\0').update(readFileSync(file)).update('\0')
   }
   return hash.digest('hex').slice(0, 16)
-}
-
-// Removes what such a cache holds for sources edited since (untouched for a day).
-export function pruneOlderThanADay(parent: string): void {
-  for (const name of readdirSync(parent)) {
-    const path = join(parent, name)
-    if (Date.now() - statSync(path).mtimeMs > 24 * 3600_000) rmSync(path, { recursive: true, force: true })
-  }
 }

@@ -3,7 +3,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT, startServer, stopServer, type ServerProcess } from '../../support/server-process.ts'
-import { pruneOlderThanADay, sourceDigest } from '../../support/source-digest.ts'
+import { pruneOlderThanADay } from '../../../server/lib/prune-old-entries.ts'
+import { sourceDigest } from '../../support/source-digest.ts'
 
 export const SECRET_KEY_BASE = 'c'.repeat(64) + 'd'.repeat(64)
 export const PASSWORD = 'secret123456'
