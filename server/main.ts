@@ -33,7 +33,6 @@ function cannotStart(message: string, code = 78): never {
 
 // How long after listening the server starts what the first requests need not wait for (serve).
 const SETTLE_AFTER_LISTENING_MS = 1_000
-let afterListening: NodeJS.Timeout | undefined
 
 // One process serves everything; with WEB_CONCURRENCY > 1 this one supervises that many
 // workers (server/cluster/), each of which serves as one process does.
@@ -58,6 +57,7 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   const backups = workerId === undefined && config.backups ? startBackupSchedule(config.backups, config, app.log) : null
 
   let closing = false
+  let afterListening: NodeJS.Timeout | undefined
   async function shutdown(signal: string) {
     if (closing) return
     closing = true

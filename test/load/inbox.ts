@@ -108,10 +108,9 @@ async function measure(client: RawHttpClient, url: string, cookie: string, secon
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!
-  const fixture = paths
   const storage = copyStorage(o.fixture)
-  const signing = new RailsSigning(fixtureSecret(fixture))
-  const person = readPeople(fixture.people)[0]!
+  const signing = new RailsSigning(fixtureSecret(paths))
+  const person = readPeople(paths.people)[0]!
   const middle = addMentions(join(storage, 'db', 'production.sqlite3'), signing, person.id, o.mentions)
   mkdirSync(o.out, { recursive: true })
   const stamp = stampNow()
