@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
-import { deflatePartAsync, deflatePiecesAsync, gzipOf, partOfGzip, type Part } from './gzip.ts'
+import { deflatePartAsync, deflatePiecesAsync, gzipOf, ownBytes, partOfGzip, type Part } from './gzip.ts'
 import { cutAtSlots, type SlottedPage } from './unread-slots.ts'
 
 // A cached page (or the shared part of one): its bytes, and its compressed bytes, made once.
@@ -49,7 +49,7 @@ function bytesOf(page: Stored): number {
 
 async function compressed(html: string | readonly string[], level?: number): Promise<CachedPage> {
   const part = typeof html === 'string' ? await deflatePartAsync(Buffer.from(html, 'utf8'), level) : await deflatePiecesAsync(html, level)
-  const gzip = gzipOf([part])
+  const gzip = ownBytes(gzipOf([part]))
   return { part: partOfGzip(gzip, part.crc, part.length), gzip }
 }
 

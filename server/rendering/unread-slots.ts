@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { deflatePart, gzipOf, identityOf, type Part } from './gzip.ts'
+import { deflatePart, gzipOf, identityOf, ownBytes, type Part } from './gzip.ts'
 
 // A cached sidebar leaves each room's unread mark open: where the tile's class would say
 // " unread", it holds a slot naming the room, and every request fills the slots from the
@@ -70,7 +70,7 @@ export function filledGzip(page: SlottedPage, unread: ReadonlySet<number>): Buff
   const key = page.rooms.map((room) => (unread.has(room) ? '1' : '0')).join('')
   const known = page.filled?.get(key)
   if (known) return known
-  const gzip = gzipOf(filledParts(page, unread))
+  const gzip = ownBytes(gzipOf(filledParts(page, unread)))
   page.filled ??= new Map()
   if (page.filled.size >= FILLINGS_KEPT) page.filled.delete(page.filled.keys().next().value!)
   page.filled.set(key, gzip)

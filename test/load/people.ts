@@ -32,7 +32,8 @@
 // --keep-going, --in-place (run on the fixture itself, not a copy), --no-gzip, --no-pin, --tsx (run the
 // server's sources under tsx instead of compiling it as `npm start` does),
 // --server-dir DIR (another checkout's server), --out DIR (tmp/bench), --cpu-prof-us 1000 (the
-// profile's sampling interval in µs), --no-loop-probe, --gen-cpu-prof (profile the generator itself
+// profile's sampling interval in µs), --no-loop-probe, --memory-after-gc (each step's memory again after a
+// full collection), --gen-cpu-prof (profile the generator itself
 // into tmp/bench/users-generator-prof-<stamp> and name its top frames).
 // Saves tmp/bench/users-<stamp>.json and .md with SVG plots beside them.
 import BetterSqlite3 from 'better-sqlite3'
@@ -90,6 +91,7 @@ export interface Options {
   loopProbe: boolean
   cpuLedger: boolean
   genCpuProf: boolean
+  memoryAfterGc: boolean
   out: string
 }
 
@@ -117,6 +119,7 @@ export const USERS_OPTIONS = {
   'no-loop-probe': flag("do not preload the event-loop delay probe into the server (no loop delay per step)"),
   'no-cpu-ledger': flag("do not turn on the server's CPU ledger (CAMPFIRE_CPU_LEDGER=1), which gives the CPU budget per navigation by part"),
   'gen-cpu-prof': flag('profile the generator itself into tmp/bench/users-generator-prof-<stamp> and name its top frames'),
+  'memory-after-gc': flag("start the server with --expose-gc, and at each step's end give its memory again after a full collection (what is live, apart from garbage); a pause of the server's loop per step"),
   ...PROCESS_OPTIONS,
   ...PROBE_WORKERS_OPTION,
 }
@@ -129,11 +132,13 @@ function parseOptions(argv: string[]): Options {
   const v = readOptions({ name: 'bench:users', summary: USERS_SUMMARY, options: USERS_OPTIONS }, argv)
   if (v.base !== null && !/^http:\/\/[^/]+:\d+\/?$/.test(v.base)) usageError('bench:users', '--base must look like http://HOST:PORT')
   if (v.base !== null && v.cpuProf) usageError('bench:users', '--cpu-prof only works on the server this script starts')
+  if (v.memoryAfterGc && (v.base !== null || v.noLoopProbe)) usageError('bench:users', '--memory-after-gc needs the loop probe in a server this script starts (not with --base or --no-loop-probe)')
   return {
     steps: v.steps, stepSecs: v.stepSecs, warmupSecs: v.warmupSecs, drainSecs: v.drainSecs, navSecs: v.navSecs, postSecs: v.postSecs,
     fixture: v.fixture, base: v.base, db: v.db, serverPid: v.serverPid, serverDir: v.serverDir,
     keepGoing: v.keepGoing, inPlace: v.inPlace, gzip: !v.noGzip, pin: !v.noPin && !sharesGeneratorCore(v.serverCores), processes: processOptionsOf(v), tsx: v.tsx, out: v.out,
     cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, loopProbe: !v.noLoopProbe, cpuLedger: !v.noCpuLedger && !v.noLoopProbe, genCpuProf: v.genCpuProf,
+    memoryAfterGc: v.memoryAfterGc,
   }
 }
 
@@ -832,7 +837,7 @@ async function main(): Promise<void> {
     if (options.base === null) {
       storage = options.inPlace ? options.fixture : copyStorage(options.fixture)
       dbPath = join(storage, 'db', 'production.sqlite3')
-      const profile = options.cpuProf ? cpuProfileFlags(profileDir, options.cpuProfUs) : []
+      const profile = [...(options.cpuProf ? cpuProfileFlags(profileDir, options.cpuProfUs) : []), ...(options.memoryAfterGc ? ['--expose-gc'] : [])]
       server = await startServer(options.serverDir, storage, join(options.out, `users-${stamp}-server.log`), options.cpuLedger ? { CAMPFIRE_CPU_LEDGER: '1' } : {}, options.tsx, profile, { probe: options.loopProbe, ...options.processes })
       baseUrl = server.baseUrl
       console.log(`bench:users: server ${server.pid} on ${baseUrl} (${describeProcesses(options.processes)}), storage ${storage}${options.cpuProf ? `, profiled every ${options.cpuProfUs} µs into ${profileDir}` : ''}`)
@@ -982,7 +987,9 @@ function printStep(r: StepReport): void {
   console.log(`    server CPU per navigation ${r.server_cpu_ms_per_navigation ?? '–'} ms → one core would serve about ${r.people_per_server_core ?? '–'} people`)
   console.log(`    server event-loop delay ${describeLoopDelay(r.server_loop_delay)}${r.server_loop_delay ? `, longest ${r.server_loop_delay.longest_stall_ms} ms` : ''}`)
   const memory = r.server_loop_delay?.memory
-  if (memory) console.log(`    server memory at the step's end: RSS ${memory.rss_mb} MB, V8 heap ${memory.heap_used_mb} of ${memory.heap_total_mb} MB (by space ${JSON.stringify(memory.heap_spaces_used_mb)}), external ${memory.external_mb} MB; its own account ${JSON.stringify(memory.server)}`)
+  if (memory) console.log(`    server memory at the step's end: RSS ${memory.rss_mb} MB, V8 heap ${memory.heap_used_mb} of ${memory.heap_total_mb} MB (by space ${JSON.stringify(memory.heap_spaces_used_mb)}), external ${memory.external_mb} MB (array buffers ${memory.array_buffers_mb} MB); its own account ${JSON.stringify(memory.server)}`)
+  const live = memory?.after_full_gc
+  if (live) console.log(`    after a full collection: RSS ${live.rss_mb} MB, V8 heap ${live.heap_used_mb} MB, external ${live.external_mb} MB (array buffers ${live.array_buffers_mb} MB)`)
   console.log(`    Server-Timing ${JSON.stringify(r.server_timing)}`)
   const during = r.sockets_during_step
   if (r.socket_open) console.log(`    sockets: step's new ${r.socket_open.opened} opened (p50/p99/max ${r.socket_open.open_ms.p50_ms ?? '–'} / ${r.socket_open.open_ms.p99_ms ?? '–'} / ${r.socket_open.open_ms.max_ms ?? '–'} ms), ${r.socket_open.not_opened} failed, ${r.socket_open.still_opening} still opening after the connect phase; during the step ${during.opened} opened (p99 ${during.open_ms.p99_ms ?? '–'} ms), ${during.not_opened} failed`)

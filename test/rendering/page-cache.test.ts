@@ -3,6 +3,13 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { gunzipSync } from 'node:zlib'
 import { PageCache } from '../../server/rendering/page-cache.ts'
+import { shellOf } from '../../server/rendering/shell-splice.ts'
+import { filledGzip, unreadSlot } from '../../server/rendering/unread-slots.ts'
+
+// A Buffer that is a view into a larger allocation keeps all of it alive.
+function ownsItsBytes(buffer: Buffer): boolean {
+  return buffer.byteOffset === 0 && buffer.buffer.byteLength === buffer.length
+}
 
 test('a page is found only under the signature it was rendered for', async () => {
   const cache = new PageCache(1024 * 1024)
@@ -47,4 +54,15 @@ test('a search’s remembered results are recalled without counting a hit, so th
   assert.deepEqual(cache.recall('search-results:1:x:cats', '7.3'), results)
   assert.equal(cache.recall('search-results:1:x:cats', '8.3'), undefined, 'not once what the person reaches has moved')
   assert.deepEqual(cache.stats, before)
+})
+
+test('what the cache keeps holds no more memory than it counts: small pages, shells, slotted segments and their fillings own their bytes', async () => {
+  const cache = new PageCache(1024 * 1024)
+  const small = await cache.admit('messages:1', 'v', '<p>a short page</p>')
+  assert.ok(ownsItsBytes(small.gzip), 'a short page is not a view into zlib’s 16 KiB output chunk')
+  const shell = shellOf('<html><body data-at="<!--x-->">', '</body></html>', [])
+  for (const part of [...shell.segments, shell.tail]) assert.ok(ownsItsBytes(part.deflated), 'a shell’s part is not a view into zlib’s chunk')
+  const sidebar = await cache.admitSlotted('sidebar:1', 'v', `<a class="room${unreadSlot(1)}">one</a><a class="room${unreadSlot(2)}">two</a>`)
+  for (const segment of sidebar.segments) assert.ok(ownsItsBytes(segment.deflated), 'a slotted segment is not a view into zlib’s chunk')
+  assert.ok(ownsItsBytes(filledGzip(sidebar, new Set([2]))), 'a kept filling is not a view into a pool slab')
 })

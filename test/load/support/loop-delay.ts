@@ -40,6 +40,8 @@ export interface ServerMemory {
   array_buffers_mb: number
   heap_spaces_used_mb: Record<string, number>
   server: Record<string, unknown> | null
+  // The same after a full collection (bench:users --memory-after-gc): what is live.
+  after_full_gc?: Omit<ServerMemory, 'after_full_gc'>
 }
 
 // What the server's environment gains: the probe preloaded (after any NODE_OPTIONS already set)

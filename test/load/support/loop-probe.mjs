@@ -132,6 +132,12 @@ function answerBench(descriptor, lap, probesWorkers) {
       // The server's CPU ledger (server/lib/cpu-ledger.ts), when CAMPFIRE_CPU_LEDGER=1 turned it on.
       const ledger = globalThis[Symbol.for('campfire.cpu-ledger')]?.lap() ?? null
       const memory = memoryNow()
+      // With --expose-gc (bench:users --memory-after-gc) the same figures again after a full
+      // collection: what is live, apart from garbage not yet collected.
+      if (typeof globalThis.gc === 'function') {
+        globalThis.gc()
+        memory.after_full_gc = memoryNow()
+      }
       const unprobed = probesWorkers ? 0 : Object.keys(cluster.workers ?? {}).length
       void workersLap(Number(id)).then((workers) => {
         const figures = workers.length > 0 ? { ...worst(workers, own.secs), primary: own, workers } : unprobed > 0 ? { ...own, unprobed_workers: unprobed } : own
