@@ -11,11 +11,12 @@ export interface CachedPage {
 
 // A viewer's shell around a shared part: the compressed text before the part, cut at its slots
 // (segments[i] comes before slot i), the text after it, and the CRC of the last whole page it
-// was joined into (shell-splice.ts).
+// was joined into, with the CRC and length of the part and the slot values it was joined with
+// (shell-splice.ts).
 export interface CachedShell {
   segments: Part[]
   tail: Part
-  joined?: { part: Part; filled: string; crc: number }
+  joined?: { partCrc: number; partLength: number; filled: string; crc: number }
 }
 
 // Which shared part a person's search gave, and under what signature: while nothing they can

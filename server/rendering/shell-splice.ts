@@ -28,7 +28,7 @@ export function shellOf(before: string, after: string, slots: readonly string[])
     from = at + marker.length
   }
   segments.push(deflatePart(Buffer.from(before.slice(from), 'utf8')))
-  return { segments, tail: deflatePart(Buffer.from(after, 'utf8')) }
+  return { segments, tail: deflatePart(Buffer.from(after, 'utf8')), joined: undefined }
 }
 
 // What a shell was rendered from: the template, its data (slots as their markers), the
@@ -71,6 +71,10 @@ export function splicedGzip(shell: CachedShell, part: Part, values: readonly str
   parts.push(part, shell.tail)
   const filled = values.join('\0')
   let joined = shell.joined
-  if (joined?.part !== part || joined.filled !== filled) shell.joined = joined = { part, filled, crc: crcOfParts(parts) }
+  // The CRC of the whole depends on each piece's CRC and length only, so the part is known by
+  // those two: holding the part itself would keep an evicted page's bytes alive with the shell.
+  if (joined?.partCrc !== part.crc || joined.partLength !== part.length || joined.filled !== filled) {
+    shell.joined = joined = { partCrc: part.crc, partLength: part.length, filled, crc: crcOfParts(parts) }
+  }
   return gzipMember(parts, joined.crc)
 }

@@ -31,3 +31,15 @@ test('the signature changes with the data, the person and the account, not with 
   assert.notEqual(shellSignature('rooms/show', { room: { id: 1, name: 'HQ' } }, { id: 1, name: 'David' }, { name: 'Basecamp' }), base)
   assert.notEqual(shellSignature('searches/index', { room: { id: 1, name: 'HQ' } }, { id: 1, name: 'David' }, { name: '37signals' }), base)
 })
+
+test('a shell joined with one version of the part and then another gives each whole page, and holds on to neither part', () => {
+  const shell = shellOf(`<main data-at="${slotMarker('at')}">`, '</main>', ['at'])
+  const first = deflatePart(Buffer.from('<p>first version</p>'.repeat(50)))
+  const second = deflatePart(Buffer.from('<p>second version, longer</p>'.repeat(50)))
+  for (const [version, text] of [[first, 'first version'], [second, 'second version, longer'], [first, 'first version']] as const) {
+    const expected = `<main data-at="7">${`<p>${text}</p>`.repeat(50)}</main>`
+    assert.deepEqual(gunzipExactly(splicedGzip(shell, version, ['7'])), { body: Buffer.from(expected), failures: [] })
+  }
+  const kept: unknown[] = Object.values(shell.joined ?? {})
+  assert.ok(!kept.includes(first) && !kept.includes(second), 'the shell keeps the part’s CRC and length, not the part (an evicted page’s bytes)')
+})
