@@ -23,6 +23,11 @@ export interface ConnectionHost extends ChannelHub {
 type Revoke = { command: 'revoke'; roomId: number }
 
 const TEXT = { binary: false }
+// Counted, not timed (the CPU ledger's events per navigation): the unread notices for shared
+// rooms let through to a socket showing the room (joined into the same write as the message),
+// and to one elsewhere (a write of its own, once per visit; see admitUnreadNotice).
+const NOTICES_SHOWN = account('unread notices to sockets showing the room')
+const NOTICES_ELSEWHERE = account('unread notices to sockets elsewhere')
 const SLOW_CONSUMER = 1013
 const POLICY_VIOLATION = 1008
 const SLOW_CONSUMER_GRACE_MS = 1000
@@ -206,10 +211,14 @@ export class CableConnection implements CommandHandler<Command | Revoke>, Channe
   // room anywhere (CableServer.noticeRead), after a hidden tab comes back (its sidebar reloads),
   // and always while the socket shows the room (a hidden tab marks even the room on screen).
   admitUnreadNotice(roomId: number): boolean {
-    if (this.showsRoom(roomId)) return true
+    if (this.showsRoom(roomId)) {
+      tally(NOTICES_SHOWN)
+      return true
+    }
     const noticed = (this.noticed ??= new Set())
     if (noticed.has(roomId)) return false
     noticed.add(roomId)
+    tally(NOTICES_ELSEWHERE)
     return true
   }
 

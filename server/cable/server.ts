@@ -18,6 +18,7 @@ const BEAT_SLICES = 10
 const FAN_OUT = account('fan-out deliveries')
 const SOCKET_WRITES = account('fan-out socket writes')
 const HEARTBEAT = account('cable heartbeat')
+const PING_NOTICES = account('unread notices of Pings')
 
 interface JoinNode {
   next: Map<Buffer, JoinNode>
@@ -197,7 +198,11 @@ export class CableServer implements ConnectionHost {
     for (const userId of notice.userIds) {
       const subscribers = this.streams.lookup(unreadStreamOf(userId))
       if (subscribers === undefined) continue
-      if (!notice.shared) sent += deliver(subscribers, json(), frames)
+      if (!notice.shared) {
+        const pinged = deliver(subscribers, json(), frames)
+        tally(PING_NOTICES, pinged)
+        sent += pinged
+      }
       else if (!(subscribers instanceof Set)) sent += deliverOnce(subscribers as Channel, notice.roomId, json, frames)
       else for (const channel of subscribers) sent += deliverOnce(channel, notice.roomId, json, frames)
     }
