@@ -202,8 +202,7 @@ export class CableServer implements ConnectionHost {
         const pinged = deliver(subscribers, json(), frames)
         tally(PING_NOTICES, pinged)
         sent += pinged
-      }
-      else if (!(subscribers instanceof Set)) sent += deliverOnce(subscribers as Channel, notice.roomId, json, frames)
+      } else if (!(subscribers instanceof Set)) sent += deliverOnce(subscribers as Channel, notice.roomId, json, frames)
       else for (const channel of subscribers) sent += deliverOnce(channel, notice.roomId, json, frames)
     }
     tally(FAN_OUT, sent)
