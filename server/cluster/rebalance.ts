@@ -25,13 +25,14 @@ export function rebalanceKeepAlive(app: FastifyInstance): void {
   let workers = 1
   let seen = 0
   app.server.on('connection', (socket: Socket) => opened.set(socket, Date.now()))
-  app.addHook('onSend', async (request, reply) => {
-    if (since === 0) return
-    if (Date.now() - since > REBALANCE_FOR_MS) return void (since = 0)
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (since !== 0 && Date.now() - since > REBALANCE_FOR_MS) since = 0
     const socket = request.raw.socket
-    if (decided.has(socket) || (opened.get(socket) ?? Infinity) >= since) return
-    decided.add(socket)
-    if (seen++ % workers !== 0) reply.header('connection', 'close')
+    if (since !== 0 && !decided.has(socket) && (opened.get(socket) ?? Infinity) < since) {
+      decided.add(socket)
+      if (seen++ % workers !== 0) reply.header('connection', 'close')
+    }
+    done(null, payload)
   })
   const onMessage = (message: unknown) => {
     if (!isRebalance(message)) return

@@ -16,6 +16,14 @@ export interface RoomRow {
   content_version: number
 }
 
+// A person's visit to one of their rooms: the room, and their membership as the page needs it.
+export interface RoomVisit {
+  room: RoomRow
+  unread: boolean
+  markedMessageId: number | null
+  original: boolean
+}
+
 const COLUMNS = 'rooms.id, rooms.name, rooms.type, rooms.creator_id, rooms.created_at, rooms.updated_at, rooms.content_version'
 
 export function rooms(db: Connection) {
@@ -24,6 +32,13 @@ export function rooms(db: Connection) {
   // (the note on stable plans in database.ts): as a plain join it was re-planned on every call.
   const findForUser = db.prepare<[number, number], RoomRow>(
     `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE rooms.id = +? AND memberships.user_id = +?`,
+  )
+  // The room page's one read of the room: the room, the visitor's membership (unread, and the
+  // message a Mark as unread left), and whether it is Room.original.
+  const visitFor = db.prepare<[number, number], RoomRow & { unread_at: string | null; marked_message_id: number | null; original: number }>(
+    `SELECT ${COLUMNS}, memberships.unread_at, memberships.campfire_unread_message_id AS marked_message_id,
+       rooms.id = (SELECT id FROM rooms ORDER BY created_at, id LIMIT 1) AS original
+     FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE rooms.id = +? AND memberships.user_id = +?`,
   )
   const oldestForUser = db.prepare<[number], RoomRow>(
     `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id
@@ -56,6 +71,12 @@ export function rooms(db: Connection) {
     },
 
     findForUser: (roomId: number, userId: number): RoomRow | undefined => findForUser.get(roomId, userId),
+    visitFor(roomId: number, userId: number): RoomVisit | undefined {
+      const row = visitFor.get(roomId, userId)
+      if (row === undefined) return undefined
+      const { unread_at: unreadAt, marked_message_id: markedMessageId, original, ...room } = row
+      return { room, unread: unreadAt !== null, markedMessageId, original: original === 1 }
+    },
     oldestForUser: (userId: number): RoomRow | undefined => oldestForUser.get(userId),
   }
 }

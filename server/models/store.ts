@@ -59,6 +59,12 @@ export class Store {
     return this.readTransaction.deferred(fn)
   }
 
+  // A read of one statement, which sees one snapshot on its own: without the transaction's
+  // BEGIN and COMMIT around it. Several statements that must agree go through read().
+  readOne<T>(fn: (models: Models) => T): T {
+    return fn(this.readModels)
+  }
+
   write<T>(fn: (models: Models) => T): Promise<T> {
     return this.writer.write(fn)
   }

@@ -22,7 +22,20 @@ export interface NewUser {
   role?: number
 }
 
-const COLUMNS = 'id, name, email_address, password_digest, role, status, bio, updated_at'
+const COLUMN_NAMES = ['id', 'name', 'email_address', 'password_digest', 'role', 'status', 'bio', 'updated_at'] as const
+const COLUMNS = COLUMN_NAMES.join(', ')
+
+// A UserRow's columns as another model's query reads them, each named `<prefix><column>`.
+export function userColumns(table: string, prefix: string): string {
+  return COLUMN_NAMES.map((name) => `${table}.${name} AS ${prefix}${name}`).join(', ')
+}
+
+// The UserRow in a row read with userColumns(…, prefix).
+export function userFrom(row: Record<string, unknown>, prefix: string): UserRow {
+  const user: Record<string, unknown> = {}
+  for (const name of COLUMN_NAMES) user[name] = row[prefix + name]
+  return user as unknown as UserRow
+}
 
 // Addresses are stored and compared with their ASCII letters lowercased and nothing else:
 // Unicode lowercasing would turn the Kelvin sign into a k (user/email-standing.ts).

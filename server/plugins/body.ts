@@ -41,8 +41,9 @@ function charsetOf(request: FastifyRequest): string | null {
 // in a scope of its own, routes/messages/bot-api.ts.)
 export default fp(
   async function body(app) {
-    app.addHook('onRequest', async (request) => {
-      if ((request.headers['content-type']?.length ?? 0) > CONTENT_TYPE_LIMIT) throw refused(415, `The Content-Type header is over ${CONTENT_TYPE_LIMIT} characters.`)
+    app.addHook('onRequest', (request, _reply, done) => {
+      if ((request.headers['content-type']?.length ?? 0) > CONTENT_TYPE_LIMIT) return done(refused(415, `The Content-Type header is over ${CONTENT_TYPE_LIMIT} characters.`))
+      done()
     })
     app.removeContentTypeParser('text/plain')
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (request, text, done) => {

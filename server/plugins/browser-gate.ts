@@ -70,13 +70,13 @@ export default fp(
       return verdict
     }
 
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', (request, reply, done) => {
       const header = request.headers['user-agent']
-      if (!header || !isPageRequest(request)) return
+      if (!header || !isPageRequest(request)) return done()
       const verdict = verdictFor(header)
-      if (!verdict.blocked) return
+      if (!verdict.blocked) return done()
       reply.header('cache-control', 'no-store').header('vary', 'User-Agent')
-      return reply.view('sessions/incompatible_browser', { browsers: LISTED_BROWSERS, title: verdict.appleMessages ? 'Campfire' : 'Unsupported browser' }, verdict.appleMessages ? 200 : 406)
+      reply.view('sessions/incompatible_browser', { browsers: LISTED_BROWSERS, title: verdict.appleMessages ? 'Campfire' : 'Unsupported browser' }, verdict.appleMessages ? 200 : 406)
     })
   },
   { name: 'browser-gate', dependencies: ['views'] },

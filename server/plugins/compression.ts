@@ -11,22 +11,22 @@ const MIN_TURBO_STREAM_BYTES = 16 * 1024
 // a Content-Encoding, and pass through). Small Turbo Stream answers go out as they are.
 export default fp(
   async function compression(app) {
-    app.addHook('onSend', async (request, reply, payload) => {
-      if (payload === null || payload === undefined || reply.getHeader('content-encoding')) return payload
-      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (payload === null || payload === undefined || reply.getHeader('content-encoding')) return done(null, payload)
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload)
       const type = String(reply.getHeader('content-type') ?? '')
       const turboStream = type.startsWith('text/vnd.turbo-stream.html')
-      if (!type.startsWith('text/html') && !turboStream) return payload
+      if (!type.startsWith('text/html') && !turboStream) return done(null, payload)
       const size = Buffer.byteLength(payload)
-      if (size < (turboStream ? MIN_TURBO_STREAM_BYTES : MIN_BYTES)) return payload
+      if (size < (turboStream ? MIN_TURBO_STREAM_BYTES : MIN_BYTES)) return done(null, payload)
       reply.header('vary', 'accept-encoding')
-      if (!acceptsGzip(request.headers['accept-encoding'])) return payload
+      if (!acceptsGzip(request.headers['accept-encoding'])) return done(null, payload)
       reply.header('content-encoding', 'gzip')
       reply.removeHeader('content-length')
       const was = enter(COMPRESSION)
       const gzipped = zlib.gzipSync(payload, { level: 6 })
       enter(was)
-      return gzipped
+      done(null, gzipped)
     })
   },
   { name: 'compression' },

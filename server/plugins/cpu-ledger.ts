@@ -26,23 +26,28 @@ export default fp(
   async function cpuLedgerPlugin(app) {
     if (!LEDGER_ENABLED) return
     app.decorateRequest('cpu', null)
-    const resume = async (request: FastifyRequest) => {
-      if (request.cpu) enter(request.cpu)
-    }
-    app.addHook('onRequest', async (request) => {
+    // Plain (callback) hooks, as on the rest of the request path.
+    app.addHook('onRequest', (request, _reply, done) => {
       request.cpu = new Account('')
       enter(request.cpu)
+      done()
     })
-    app.addHook('preHandler', resume)
-    app.addHook('onSend', async (request) => {
+    app.addHook('preHandler', (request, _reply, done) => {
       if (request.cpu) enter(request.cpu)
+      done()
     })
-    app.addHook('onResponse', async (request) => {
+    app.addHook('onSend', (request, _reply, payload, done) => {
+      if (request.cpu) enter(request.cpu)
+      done(null, payload)
+    })
+    app.addHook('onResponse', (request, _reply, done) => {
       const own = request.cpu
-      if (!own) return
-      enter(REST)
-      request.cpu = null
-      settleInto(own, account(`http ${kindOf(request)} ${outcomeOf(request)}`))
+      if (own) {
+        enter(REST)
+        request.cpu = null
+        settleInto(own, account(`http ${kindOf(request)} ${outcomeOf(request)}`))
+      }
+      done()
     })
   },
   { name: 'cpu-ledger', dependencies: ['server-timing'] },

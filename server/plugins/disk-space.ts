@@ -67,20 +67,21 @@ export default fp(
     if (app.hasDecorator('store')) app.store.writer.checkpointAfterBatches(() => monitor.short)
 
     app.decorateRequest('diskClaim', null)
-    app.addHook('onRequest', async (request, reply) => {
-      if (SAFE_METHODS.has(request.method)) return
+    app.addHook('onRequest', (request, reply, done) => {
+      if (SAFE_METHODS.has(request.method)) return done()
       if (isUpload(request)) {
         // A body over the upload limit gets its 413 from the parser, whatever the disk has.
         const declared = Math.min(Number(request.headers['content-length']) || 0, options.config.maxUploadBytes)
         const claim = monitor.claim(declared)
-        if (!claim) return guard.refuse(request, reply, 'an upload below CAMPFIRE_MIN_FREE_MB')
+        if (!claim) return void guard.refuse(request, reply, 'an upload below CAMPFIRE_MIN_FREE_MB')
         request.diskClaim = claim
         reply.raw.once('close', () => claim.release())
-        return
+        return done()
       }
       const keeps = request.routeOptions.config?.diskReserve
-      if (keeps === 'sign-in') return
-      if (keeps === 'text-post' ? monitor.refusesTextPosts() : monitor.refusesWrites()) return guard.refuse(request, reply, 'below a quarter of CAMPFIRE_MIN_FREE_MB')
+      if (keeps === 'sign-in') return done()
+      if (keeps === 'text-post' ? monitor.refusesTextPosts() : monitor.refusesWrites()) return void guard.refuse(request, reply, 'below a quarter of CAMPFIRE_MIN_FREE_MB')
+      done()
     })
     app.addHook('onClose', async () => monitor.close())
   },

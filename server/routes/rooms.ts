@@ -28,26 +28,27 @@ export default async function rooms(app: FastifyInstance) {
   async function show(request: FastifyRequest<RoomParams>, reply: FastifyReply) {
     const user = request.user!
     const origin = requestOrigin(request)
-    const page = app.store.read((m) => {
-      const room = roomFor(m, request, request.params.id ?? request.params.room_id)
-      if (!room) return null
+    const roomId = positiveId(request.params.id ?? request.params.room_id)
+    const page = roomId === null ? null : app.store.read((m) => {
+      const visit = m.rooms.visitFor(roomId, user.id)
+      if (!visit) return null
+      const { room } = visit
       const targetId = positiveId(request.params.message_id)
-      const membership = m.memberships.find(room.id, user.id)
       // A room the person marked unread opens at the message they marked (messages/unreads.ts);
       // the mark is looked up only where there is one, not on every visit to an unread room.
-      const marked = membership?.unread_at != null && membership.campfire_unread_message_id != null
+      const marked = visit.unread && visit.markedMessageId !== null
       const target = targetId !== null ? m.messages.findInRoom(targetId, room.id) : marked ? m.unreadMarks.markedMessage(room.id, user.id) : undefined
       let rows: MessageRow[] | undefined
       const rowsOf = () => (rows ??= target ? m.messagePages.pageAround(target) : m.messagePages.lastPage(room.id))
       const render = () => app.messageFragments.renderEach(m, rowsOf(), { origin, viewerId: user.id, stats: request.cacheStats, rooms: [room] })
       const messages = findOrRender(app, m, `room:${room.id}:${target?.id ?? 'latest'}:${origin}`, () => rowsSignature(rowsOf()), render, { quick: `v${room.content_version}` })
-      const invitation = m.rooms.original()?.id === room.id && m.rooms.fewerMessagesThan(room.id, 41)
+      const invitation = visit.original && m.rooms.fewerMessagesThan(room.id, 41)
       return {
         room,
         messages,
         account: m.accounts.first() ?? null,
         roomName: room.type === 'Rooms::Direct' ? directRoomName(m.rooms.memberNames(room.id).filter((p) => p.id !== user.id), user.name) : (room.name ?? ''),
-        unread: membership?.unread_at != null,
+        unread: visit.unread,
         invitation,
         highlightId: target?.id ?? null,
       }
