@@ -49,7 +49,7 @@ export function rooms(db: Connection) {
     `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE memberships.user_id = +? ORDER BY rooms.id DESC LIMIT 1`,
   )
   const original = db.prepare<[], RoomRow>(`SELECT ${COLUMNS} FROM rooms ORDER BY created_at, id LIMIT 1`)
-  const boundedCount = db.prepare<[number, number], number>('SELECT count(*) FROM (SELECT 1 FROM messages WHERE room_id = ? LIMIT ?)').pluck()
+  const boundedCount = db.prepare<[number, number], number>('SELECT count(*) FROM (SELECT 1 FROM messages WHERE room_id = +? LIMIT ?)').pluck()
   const memberNames = db.prepare<[number], { id: number; name: string }>(
     'SELECT users.id, users.name FROM memberships JOIN users ON users.id = memberships.user_id WHERE memberships.room_id = ? ORDER BY users.id',
   )

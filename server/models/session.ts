@@ -26,7 +26,7 @@ export function sessions(db: Connection) {
   // The session and its person in one statement, which reads one snapshot without a transaction.
   const findSignedIn = db.prepare<[string], Record<string, unknown>>(
     `SELECT sessions.id, sessions.user_id, sessions.token, sessions.last_active_at, ${userColumns('users', 'user_')}
-     FROM sessions JOIN users ON users.id = sessions.user_id WHERE sessions.token = ? AND users.status = ${STATUSES.active}`,
+     FROM sessions JOIN users ON users.id = sessions.user_id WHERE sessions.token = +? AND users.status = ${STATUSES.active}`,
   )
   const touch = db.prepare('UPDATE sessions SET last_active_at = ?, ip_address = ?, user_agent = ?, updated_at = ? WHERE id = ?')
   const destroyByToken = db.prepare('DELETE FROM sessions WHERE token = ?')
