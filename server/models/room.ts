@@ -34,7 +34,8 @@ export function rooms(db: Connection) {
     `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE rooms.id = +? AND memberships.user_id = +?`,
   )
   // The room page's one read of the room: the room, the visitor's membership (unread, and the
-  // message a Mark as unread left), and whether it is Room.original.
+  // message a Mark as unread left), and whether it is Room.original: the first room created,
+  // which shows the invitation.
   const visitFor = db.prepare<[number, number], RoomRow & { unread_at: string | null; marked_message_id: number | null; original: number }>(
     `SELECT ${COLUMNS}, memberships.unread_at, memberships.campfire_unread_message_id AS marked_message_id,
        rooms.id = (SELECT id FROM rooms ORDER BY created_at, id LIMIT 1) AS original
@@ -48,7 +49,6 @@ export function rooms(db: Connection) {
   const newestForUser = db.prepare<[number], RoomRow>(
     `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE memberships.user_id = +? ORDER BY rooms.id DESC LIMIT 1`,
   )
-  const original = db.prepare<[], RoomRow>(`SELECT ${COLUMNS} FROM rooms ORDER BY created_at, id LIMIT 1`)
   const boundedCount = db.prepare<[number, number], number>('SELECT count(*) FROM (SELECT 1 FROM messages WHERE room_id = +? LIMIT ?)').pluck()
   const memberNames = db.prepare<[number], { id: number; name: string }>(
     'SELECT users.id, users.name FROM memberships JOIN users ON users.id = memberships.user_id WHERE memberships.room_id = ? ORDER BY users.id',
@@ -59,8 +59,6 @@ export function rooms(db: Connection) {
   return {
     find: (id: number): RoomRow | undefined => find.get(id),
     newestForUser: (userId: number): RoomRow | undefined => newestForUser.get(userId),
-    // Room.original: the first room created, which shows the invitation.
-    original: (): RoomRow | undefined => original.get(),
     // Counts at most `limit` rows, so it stays cheap in a room of any size.
     fewerMessagesThan: (roomId: number, limit: number): boolean => (boundedCount.get(roomId, limit) ?? 0) < limit,
     memberNames: (roomId: number) => memberNames.all(roomId),
