@@ -48,8 +48,9 @@ COPY --from=build /app/script script
 
 # The server runs as the base image's `node` user (uid 1000, as upstream's image runs Rails), so
 # mounted folders must be writable by uid 1000; `docker exec --user root` still works.
-RUN mkdir -p /rails/storage/db /rails/storage/files \
- && chown -R node:node /rails/storage
+# dist/code-cache/ too: the first start writes V8's code cache of the server there, for the next.
+RUN mkdir -p /rails/storage/db /rails/storage/files dist/code-cache \
+ && chown -R node:node /rails/storage dist/code-cache
 USER node
 
 ENV NODE_ENV=production \

@@ -108,6 +108,9 @@ export interface CacheConfig {
   readonly pageCacheBytes: number
   readonly pageCacheBytesPerPerson: number
   readonly fragmentCacheBytes: number
+  // V8's code cache of the compiled server (CAMPFIRE_CODE_CACHE), which dist/main.js reads before
+  // this config is loaded (lib/code-cache.ts); checked here so that a wrong value stops the start.
+  readonly codeCache: boolean
 }
 
 export class ConfigError extends Error {}
@@ -293,6 +296,7 @@ function readCache(env: Env): CacheConfig {
     pageCacheBytes: Math.round(pageMb * 1024 * 1024),
     pageCacheBytesPerPerson: Math.round(perPersonKb * 1024),
     fragmentCacheBytes: Math.round(fragmentMb * 1024 * 1024),
+    codeCache: readChoice('CAMPFIRE_CODE_CACHE', env.CAMPFIRE_CODE_CACHE, ['on', 'off'] as const, 'on') === 'on',
   })
 }
 

@@ -9,13 +9,8 @@ import { checkListening, ListenProblem, listenProblem } from './listen-check.ts'
 import { UnknownSchemaError } from './models/upstream-eras.ts'
 import { checkStorage, StorageProblem } from './storage-folder.ts'
 import { closePromptly, exitIfStillStopping } from './stopping.ts'
+import { codeCacheState, settled } from './lib/code-cache.ts'
 
-// `npm start -- --help` (and `npm run dev -- --help`): what the server reads, nothing started.
-if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
-  const { printServerHelp } = await import('./server-help.ts')
-  printServerHelp()
-  process.exit(0)
-}
 
 function configOrExit(): Config {
   try {
@@ -86,6 +81,9 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
       if (problem && (workerId ?? 1) === 1) app.log.warn(problem)
     })
     startImageThreads().catch((error: Error) => app.log.error(`image threads could not start: ${error.message}`))
+    // The compiled server keeps the code this start compiled, for the next (lib/code-cache.ts).
+    settled()
+    if (codeCacheState() !== undefined) app.log.debug(`code cache: ${codeCacheState()}`)
   }, SETTLE_AFTER_LISTENING_MS)
   afterListening.unref()
 }
@@ -118,4 +116,13 @@ async function boot(config: Config): Promise<void> {
   }
 }
 
-await boot(configOrExit())
+// Without a top-level await: the compiled server is one CommonJS file (lib/code-cache.ts).
+// `npm start -- --help` (and `npm run dev -- --help`): what the server reads, nothing started.
+if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+  void import('./server-help.ts').then(({ printServerHelp }) => {
+    printServerHelp()
+    process.exit(0)
+  })
+} else {
+  void boot(configOrExit())
+}

@@ -148,6 +148,7 @@ test('the caches default to shared, version-keyed fragments and a relevance-awar
     pageCacheBytes: 64 * 1024 * 1024,
     pageCacheBytesPerPerson: 0,
     fragmentCacheBytes: 32 * 1024 * 1024,
+    codeCache: true,
   })
 })
 

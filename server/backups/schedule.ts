@@ -5,12 +5,12 @@
 // cluster's primary.
 import { Cron } from 'croner'
 import { join } from 'node:path'
-import { Piscina } from 'piscina'
 import type { StorageLocation } from '../config.ts'
 import { workerSource } from '../lib/paths.ts'
 import type { BackupResult, BackupTask } from './task.ts'
 import type { BackupSettings } from '../backup-config.ts'
 import { backupStatus, updateBackupStatus } from './status.ts'
+import { LazyPool } from '../lib/lazy-pool.ts'
 
 export interface BackupLog {
   info(details: object, message: string): void
@@ -30,7 +30,7 @@ export interface BackupSchedule {
 type Storage = Pick<StorageLocation, 'storagePath' | 'environment' | 'databasePath' | 'filesPath'>
 
 export function startBackupSchedule(settings: BackupSettings, storage: Storage, log: BackupLog, compiledWorkers?: string): BackupSchedule {
-  const pool = new Piscina({ ...workerSource('backup', compiledWorkers), minThreads: 0, maxThreads: 1, idleTimeout: 5_000 })
+  const pool = new LazyPool({ ...workerSource('backup', compiledWorkers), minThreads: 0, maxThreads: 1, idleTimeout: 5_000 })
   let current: { done: Promise<void>; abort: AbortController } | null = null
   const { storagePath, environment, databasePath, filesPath } = storage
   const location: StorageLocation = { storagePath, environment, databasePath, filesPath, secretKeyBasePath: join(storagePath, 'secret_key_base') }

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 // Where the project's folders are, whether the server runs from its TypeScript sources
 // (server/lib/paths.ts under tsx) or from the compiled bundle in dist/.
 const HERE = dirname(fileURLToPath(import.meta.url))
-const COMPILED = import.meta.url.endsWith('.js')
+const COMPILED = !import.meta.url.endsWith('.ts')
 
 function findRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
@@ -21,7 +21,7 @@ export function projectPath(...parts: string[]): string {
 }
 
 // The compiled bundle's folder (dist/ for `npm start`), found from whichever of its files runs:
-// main.js and container.js sit in it, the admin scripts, workers and shared chunks (code that
+// main.js, server.cjs and container.js sit in it, the admin scripts, workers and shared chunks (code that
 // is imported on first use, or by several entry points) one folder down.
 const BUNDLE = ['admin', 'workers', 'chunks'].includes(basename(HERE)) ? dirname(HERE) : HERE
 

@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { Piscina } from 'piscina'
 import { projectPath, workerSource } from '../lib/paths.ts'
 import type { Config } from '../config.ts'
 import { workerConnectionsFor } from '../models/membership/worker-connections.ts'
@@ -9,6 +8,7 @@ import { Store } from '../models/store.ts'
 import { shareDatabase } from '../lib/database-lock.ts'
 import { Throttled } from '../lib/disk-space.ts'
 import type { CheckpointResult, CheckpointTask } from '../workers/checkpointer.ts'
+import { LazyPool } from '../lib/lazy-pool.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -76,7 +76,7 @@ export interface Checkpointer {
 // below its reserve (minFreeBytes) every checkpoint truncates the WAL; a failed checkpoint (a
 // full disk) is warned about once a minute, and the next one truncates.
 export function startCheckpointer(path: string, log: BootLog, intervalMs = 1000, minFreeBytes = 0, compiledWorkers?: string): Checkpointer {
-  const checkpointer = new Piscina({
+  const checkpointer = new LazyPool({
     ...workerSource('checkpointer', compiledWorkers),
     // Its thread starts with the first checkpoint, a second after boot, not before the server
     // can listen; once started it stays.
@@ -91,7 +91,7 @@ export function startCheckpointer(path: string, log: BootLog, intervalMs = 1000,
     if (running) return
     running = true
     checkpointer
-      .run({ path, truncateAboveBytes: TRUNCATE_ABOVE_BYTES, truncateBelowFreeBytes: minFreeBytes } satisfies CheckpointTask)
+      .run<CheckpointResult>({ path, truncateAboveBytes: TRUNCATE_ABOVE_BYTES, truncateBelowFreeBytes: minFreeBytes } satisfies CheckpointTask)
       .then((result: CheckpointResult) => {
         stats.runs++
         if (result.mode === 'TRUNCATE') stats.truncated++

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
-import { Piscina } from 'piscina'
 import { workerSource } from '../lib/paths.ts'
 import type { PasswordTask } from '../workers/password.ts'
+import { LazyPool } from '../lib/lazy-pool.ts'
 
 export interface Passwords {
   hash(password: string): Promise<string>
@@ -18,7 +18,7 @@ declare module 'fastify' {
 // refused instead of growing without limit.
 export default fp(
   async function passwords(app, options: { threads: number; cost?: number; compiledWorkers?: string }) {
-    const pool = new Piscina({
+    const pool = new LazyPool({
       ...workerSource('password', options.compiledWorkers),
       minThreads: 0,
       idleTimeout: 60_000,
