@@ -35,6 +35,7 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
   // Loaded here, so a cluster's primary never loads the app, sharp or their threads.
   const { buildApp } = await import('./app.ts')
   const { startImageThreads } = await import('./lib/images.ts')
+  const { warmTimeFormats } = await import('./rendering/helpers/time.ts')
   let litestream: Litestream | null = null
   const app = await buildApp({ config, workerId, logger: workerId === undefined ? undefined : workerLogger(config, workerId), litestream: () => litestream })
   // The database is open and upgraded: a generated secret is kept from now on.
@@ -73,10 +74,12 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
     throw listenProblem(error as NodeJS.ErrnoException, config.httpPort, config.httpBind)
   }
   // What need not hold up the first requests waits until the server has listened a moment: the
-  // ffmpeg check starts two programs and the image threads load sharp, some 30 ms of the event
-  // loop that the first requests after a start (a replaced worker's) would otherwise queue behind.
-  // A failure of either is logged in one line; neither stops the server.
+  // ffmpeg check starts two programs, the image threads load sharp, and ICU's data (the date
+  // formats and the sidebar's collation) takes 20-50 ms to load, time the first requests after a
+  // start (a replaced worker's, or /up's) would otherwise queue behind; a page in that second
+  // loads ICU itself. A failure of the first two is logged in one line; neither stops the server.
   afterListening = setTimeout(() => {
+    warmTimeFormats()
     void app.video.problem.then((problem) => {
       if (problem && (workerId ?? 1) === 1) app.log.warn(problem)
     })

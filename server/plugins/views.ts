@@ -5,7 +5,6 @@ import { Assets, type Asset } from '../rendering/assets.ts'
 import { ASSETS_OUT, ensureAssets } from '../build/assets.ts'
 import { createTemplates } from '../rendering/templates.ts'
 import { createHelpers, type Helpers } from '../rendering/helpers/index.ts'
-import { warmTimeFormats } from '../rendering/helpers/time.ts'
 import { createMessageRenderer, type MessageRenderer } from '../rendering/messages.ts'
 
 export interface Flash {
@@ -56,11 +55,6 @@ export default fp(
       'messageRenderer',
       createMessageRenderer({ eta, helpers, signing: app.signing, assetPath: (name) => assets.path(name), findPeople: (ids) => app.store.read((m) => m.users.people(ids)) }),
     )
-    // Once the server listens, not before: the first page need not load ICU's data itself.
-    app.addHook('onListen', (done) => {
-      setImmediate(warmTimeFormats)
-      done()
-    })
     app.decorate('renderPartial', (template: string, data: Record<string, unknown> = {}) => eta.render(template, { ...data, h: helpers }))
 
     app.decorateReply('flash', function (this: FastifyReply, flash: Flash) {

@@ -34,8 +34,9 @@ export function epochSeconds(value: string): number {
   return (parseDbTime(value) ?? 0) / 1000
 }
 
-// Makes both formatters, so the first page after a start does not wait for ICU's data either;
-// the server calls it once it listens.
+// Makes both formatters, so the first page after a start does not wait for ICU's data either
+// (which loads the collation the sidebar sorts by too); the server calls it a moment after it
+// listens (main.ts).
 export function warmTimeFormats(): void {
   longDate('2000-01-01 00:00:00')
   shortTime('2000-01-01 00:00:00')
