@@ -6,6 +6,7 @@ import { RailsSigning } from '../lib/rails/signing.ts'
 import { needsRefresh, type SessionRow } from '../models/session.ts'
 import { ROLES, type UserRow } from '../models/user.ts'
 import { isHttps } from './security.ts'
+import { onFirstUse } from '../lib/on-first-use.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -45,7 +46,7 @@ function acceptsHtml(request: FastifyRequest): boolean {
 export default fp(
   async function auth(app, options: { config: Config }) {
     const signing = new RailsSigning(options.config.secretKeyBase)
-    const verifiedCookies = new LRUCache<string, string>({ max: 10_000, ttl: 10 * 60 * 1000 })
+    const verifiedCookies = onFirstUse(() => new LRUCache<string, string>({ max: 10_000, ttl: 10 * 60 * 1000 }))
     app.decorate('signing', signing)
     app.decorateRequest('user', null)
     app.decorateRequest('session', null)
@@ -53,12 +54,12 @@ export default fp(
     function sessionToken(request: FastifyRequest): string | undefined {
       const signed = request.cookies[SESSION_COOKIE]
       if (!signed) return undefined
-      let token = verifiedCookies.get(signed)
+      let token = verifiedCookies().get(signed)
       if (token === undefined) {
         token = signing.verifyCookie(SESSION_COOKIE, signed)
         // A copy as the key: the parsed value is a slice of the whole Cookie header, which a
         // cached slice would keep alive for every connection that sent one.
-        if (token !== undefined) verifiedCookies.set(Buffer.from(signed, 'latin1').toString('latin1'), token)
+        if (token !== undefined) verifiedCookies().set(Buffer.from(signed, 'latin1').toString('latin1'), token)
       }
       return token
     }

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts'
 import type { GuardPolicy } from '../lib/private-network-guard.ts'
 import { isLoopbackIssuer, type OidcConfig } from '../oidc-config.ts'
 import { isHttps, requestOrigin } from './security.ts'
+import { onFirstUse } from '../lib/on-first-use.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -90,7 +91,7 @@ export default fp(
     const client = await import('openid-client')
     const { importPKCS8 } = await import('jose')
     let discovered: Promise<OpenId.Configuration> | null = null
-    const usedStates = new LRUCache<string, true>({ max: 10_000, ttl: FLOW_TTL_MS })
+    const usedStates = onFirstUse(() => new LRUCache<string, true>({ max: 10_000, ttl: FLOW_TTL_MS }))
 
     // Discovery happens when first needed and is kept once it works, so a provider that is
     // down at boot costs nothing until someone presses the button.
@@ -166,8 +167,8 @@ export default fp(
         const flow = readFlow(flowCookie)
         if (!flow) throw new SignInNotVerified('no sign-in in progress on this browser (or it expired)')
         // A flow's state is answered once in this process, even by someone holding its cookie.
-        if (usedStates.has(flow.state)) throw new SignInNotVerified('state already used')
-        usedStates.set(flow.state, true)
+        if (usedStates().has(flow.state)) throw new SignInNotVerified('state already used')
+        usedStates().set(flow.state, true)
         const config = await configuration()
         const current = new URL(`${requestOrigin(request)}${request.url}`)
         const checks = { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true }

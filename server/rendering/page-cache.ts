@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import { deflatePartAsync, deflatePiecesAsync, gzipOf, ownBytes, partOfGzip, type Part } from './gzip.ts'
 import { cutAtSlots, type SlottedPage } from './unread-slots.ts'
+import { onFirstUse } from '../lib/on-first-use.ts'
 
 // A cached page (or the shared part of one): its bytes, and its compressed bytes, made once.
 export interface CachedPage {
@@ -71,7 +72,7 @@ const SIGHTINGS_KEPT = 20_000
 export class PageCache {
   private readonly entries: LRUCache<string, Entry>
   // Digests of keys asked for once and not stored (seenBefore).
-  private readonly sightings = new LRUCache<string, true>({ max: SIGHTINGS_KEPT })
+  private readonly sightings = onFirstUse(() => new LRUCache<string, true>({ max: SIGHTINGS_KEPT }))
   private readonly inflight = new Map<string, Promise<Stored>>()
   readonly stats: PageCacheStats = { hits: 0, misses: 0, builds: 0, joined: 0 }
 
@@ -138,8 +139,8 @@ export class PageCache {
   // page wanted twice takes the cache's room from pages that are wanted again and again.
   seenBefore(key: string): boolean {
     const digest = createHash('sha1').update(key).digest('base64')
-    if (this.sightings.get(digest)) return true
-    this.sightings.set(digest, true)
+    if (this.sightings().get(digest)) return true
+    this.sightings().set(digest, true)
     return false
   }
 

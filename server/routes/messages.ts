@@ -14,6 +14,7 @@ import { renderMessage, type MessageParams } from './messages/message-scoped.ts'
 import permalink from './messages/permalink.ts'
 import show from './messages/show.ts'
 import { update } from './messages/update.ts'
+import { onFirstUse } from '../lib/on-first-use.ts'
 
 // A room's messages: the history pages and posting here; one message's routes in messages/.
 export default async function messages(app: FastifyInstance, options: { config: Config }) {
@@ -21,7 +22,7 @@ export default async function messages(app: FastifyInstance, options: { config: 
 
   // The newest updated_at of each page, by page key and room content version: what a
   // conditional request is checked against without reading the page's rows again.
-  const lastModified = new LRUCache<string, Date>({ max: 10_000 })
+  const lastModified = onFirstUse(() => new LRUCache<string, Date>({ max: 10_000 }))
 
   // A page of history as a bare fragment, or 204 when there is none. It is the same for every
   // viewer, so it is cached once per room, anchor and origin, valid while its messages are.
@@ -43,7 +44,7 @@ export default async function messages(app: FastifyInstance, options: { config: 
       const quick = `v${room.content_version}`
       const validatorKey = `${key}:${quick}`
       const etag = weakEtag(`${validatorKey}:${config.version}`)
-      const known = lastModified.get(validatorKey)
+      const known = lastModified().get(validatorKey)
       if (known && isFresh(request, { etag, lastModified: known })) return { fresh: { etag, lastModified: known } }
       const unchanged = known ? peekQuick(app, key, quick) : null
       if (unchanged) return { lookup: unchanged, validators: { etag, lastModified: known! } }
@@ -52,7 +53,7 @@ export default async function messages(app: FastifyInstance, options: { config: 
       const rows = !anchor ? m.messagePages.lastPage(room.id) : before !== undefined ? m.messagePages.pageBefore(anchor) : m.messagePages.pageAfter(anchor)
       if (rows.length === 0) return 'empty' as const
       const validators: Validators = { etag, lastModified: railsTimestamp(rows.reduce((newest, row) => (row.updated_at > newest ? row.updated_at : newest), rows[0]!.updated_at)) }
-      lastModified.set(validatorKey, validators.lastModified)
+      lastModified().set(validatorKey, validators.lastModified)
       if (isFresh(request, validators)) return { fresh: validators }
       const render = () => app.messageFragments.renderEach(m, rows, { origin, viewerId: request.user!.id, stats: request.cacheStats, rooms: [room] })
       return { lookup: findOrRender(app, m, key, () => rowsSignature(rows), render, { quick }), validators }

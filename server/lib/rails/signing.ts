@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import { KeyGenerator } from './key-generator.ts'
 import { activeSupportJson, MessageVerifier, readMarshalString } from './message-verifier.ts'
+import { onFirstUse } from '../on-first-use.ts'
 
 export const APP_NAME = 'campfire'
 
@@ -131,28 +132,28 @@ export class RailsSigning {
   // Turbo::StreamsChannel.signed_stream_name. The same name always signs to the same text
   // (no expiry, no purpose), and every page signs its room's streams, so the signatures of the
   // most recent names are kept rather than made again.
-  private readonly signedStreamNames = new LRUCache<string, string>({ max: 4096 })
+  private readonly signedStreamNames = onFirstUse(() => new LRUCache<string, string>({ max: 4096 }))
   // The other way round: a signed name that verified (or that was signed here) stays valid as
   // long as the secret, which is the process's, so every subscribe with it need not check its
   // HMAC again (it costs as much as the membership read). Only exact texts that verified are
   // kept; anything else is verified in full.
-  private readonly verifiedStreamNames = new LRUCache<string, string>({ max: 4096 })
+  private readonly verifiedStreamNames = onFirstUse(() => new LRUCache<string, string>({ max: 4096 }))
 
   signStreamName(name: string): string {
-    let signed = this.signedStreamNames.get(name)
+    let signed = this.signedStreamNames().get(name)
     if (signed === undefined) {
-      this.signedStreamNames.set(name, (signed = this.streams.generate(name)))
-      this.verifiedStreamNames.set(signed, name)
+      this.signedStreamNames().set(name, (signed = this.streams.generate(name)))
+      this.verifiedStreamNames().set(signed, name)
     }
     return signed
   }
 
   verifyStreamName(signed: string): string | undefined {
-    const known = this.verifiedStreamNames.get(signed)
+    const known = this.verifiedStreamNames().get(signed)
     if (known !== undefined) return known
     const verdict = this.streams.verify(signed)
     if (!verdict.valid || typeof verdict.value !== 'string') return undefined
-    this.verifiedStreamNames.set(signed, verdict.value)
+    this.verifiedStreamNames().set(signed, verdict.value)
     return verdict.value
   }
 }
