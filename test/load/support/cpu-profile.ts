@@ -1,7 +1,9 @@
 // Reads a V8 .cpuprofile (node --cpu-prof) and names where the time went: self time per function
 // (as the bottom-up view of DevTools shows it), and inclusive time for the same functions.
 import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { SourceMap } from 'node:module'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 interface ProfileNode {
   id: number
@@ -69,11 +71,7 @@ export function summarizeProfile(file: string, root: string, top = 20, windows?:
     totalUs += delta
   })
 
-  const name = (node: ProfileNode) => {
-    const { functionName, url, lineNumber } = node.callFrame
-    const where = url ? `${shorten(url, root)}:${lineNumber + 1}` : ''
-    return `${functionName || '(anonymous)'}${where ? ' ' + where : ''}`
-  }
+  const name = frameNamer(root)
 
   const self = new Map<string, number>()
   const total = new Map<string, number>()
@@ -103,6 +101,41 @@ export function summarizeProfile(file: string, root: string, top = 20, windows?:
   return { file, sampled_ms: Math.round(totalUs / 1000), busy_ms: Math.round(busy / 1000), idle_percent: Math.round((idle / Math.max(1, totalUs)) * 1000) / 10, top_self }
 }
 
+// A frame's name: its function and where it is, in the source a compiled file's source map
+// points to when it has one beside it (dist/server.cjs, whose whitespace is minified, and the
+// chunks): `handler server/routes/rooms.ts:40`, not a line of the bundle.
+function frameNamer(root: string): (node: ProfileNode) => string {
+  const maps = new Map<string, SourceMap | null>()
+  const mapOf = (url: string) => {
+    if (!maps.has(url)) maps.set(url, readSourceMap(url))
+    return maps.get(url)!
+  }
+  return (node) => {
+    const { functionName, url, lineNumber, columnNumber } = node.callFrame
+    let where = url ? `${shorten(url, root)}:${lineNumber + 1}` : ''
+    const entry = url && lineNumber >= 0 ? (mapOf(url)?.findEntry(lineNumber, columnNumber) as { originalSource?: string; originalLine?: number } | undefined) : undefined
+    if (entry?.originalSource !== undefined && entry.originalLine !== undefined) {
+      const source = entry.originalSource.startsWith('file:') ? entry.originalSource : resolve(dirname(pathOf(url)), entry.originalSource)
+      where = `${shorten(source, root)}:${entry.originalLine + 1}`
+    }
+    return `${functionName || '(anonymous)'}${where ? ' ' + where : ''}`
+  }
+}
+
+function pathOf(url: string): string {
+  return url.startsWith('file://') ? fileURLToPath(url) : url
+}
+
+function readSourceMap(url: string): SourceMap | null {
+  const path = pathOf(url)
+  if (!path.startsWith('/')) return null
+  try {
+    return new SourceMap(JSON.parse(readFileSync(`${path}.map`, 'utf8')))
+  } catch {
+    return null
+  }
+}
+
 function shorten(url: string, root: string): string {
   const path = url.startsWith('file://') ? decodeURIComponent(url.slice(7)) : url
   if (path.startsWith(root)) return relative(root, path)
@@ -126,11 +159,7 @@ export function frameCallers(file: string, root: string, frames: string[], depth
   const byId = new Map(profile.nodes.map((node) => [node.id, node]))
   const parent = new Map<number, number>()
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
-  const name = (node: ProfileNode) => {
-    const { functionName, url, lineNumber } = node.callFrame
-    const where = url ? `${shorten(url, root)}:${lineNumber + 1}` : ''
-    return `${functionName || '(anonymous)'}${where ? ' ' + where : ''}`
-  }
+  const name = frameNamer(root)
   const wanted = new Set(frames)
   const paths = new Map<string, Map<string, number>>()
   let at = profile.startTime
