@@ -11,7 +11,6 @@ import { checkStorage, StorageProblem } from './storage-folder.ts'
 import { closePromptly, exitIfStillStopping } from './stopping.ts'
 import { codeCacheState, settled } from './lib/code-cache.ts'
 
-
 function configOrExit(): Config {
   try {
     return loadConfig()

@@ -6,7 +6,7 @@ import { Script } from 'node:vm'
 
 // Runs the compiled server (one CommonJS file) with V8's code cache: the bytecode of every
 // function the last start compiled, kept beside the bundle, so the next start neither parses the
-// 4 MB file nor compiles the functions a start runs. Node 20 has no compile cache of its own
+// 2.6 MB file nor compiles the functions a start runs. Node 20 has no compile cache of its own
 // (NODE_COMPILE_CACHE came in Node 22), so this is vm.Script's cachedData, as V8 documents it.
 //
 // V8 checks a cache against its own version, its flags and the source's length, and rejects one
