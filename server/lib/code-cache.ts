@@ -22,6 +22,7 @@ export type CodeCacheState = 'used' | 'written' | 'rejected' | 'missing' | 'off'
 
 const STATE = Symbol.for('campfire.codeCache.state')
 const SETTLED = Symbol.for('campfire.codeCache.settled')
+const WRITTEN = Symbol.for('campfire.codeCache.written')
 type Shared = Record<symbol, unknown>
 
 export interface Bundle {
@@ -49,8 +50,11 @@ export function runBundle(bundle: Bundle, enabled = process.env.CAMPFIRE_CODE_CA
   if (state === 'missing' || state === 'rejected') {
     shared[SETTLED] = () => {
       shared[SETTLED] = undefined
-      state = writeCache(cachePath, script.createCachedData())
+      const started = performance.now()
+      const data = script.createCachedData()
+      state = writeCache(cachePath, data)
       shared[STATE] = state
+      if (state === 'written') shared[WRITTEN] = { bytes: data.length, ms: performance.now() - started }
     }
   }
   const module = { exports: {}, id: bundle.file, filename: bundle.file, loaded: false }
@@ -91,7 +95,12 @@ export function settled(): void {
   write?.()
 }
 
-// What the code cache did for this start (undefined when the server runs from its sources).
+// What the code cache did for this start (undefined when the server runs from its sources), and
+// what writing it took: the event loop waits for V8 to serialize the cache, once per build and flags.
 export function codeCacheState(): CodeCacheState | undefined {
   return (globalThis as unknown as Shared)[STATE] as CodeCacheState | undefined
+}
+
+export function codeCacheWritten(): { bytes: number; ms: number } | undefined {
+  return (globalThis as unknown as Shared)[WRITTEN] as { bytes: number; ms: number } | undefined
 }
