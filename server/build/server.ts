@@ -1,6 +1,7 @@
-// Compiles the server for `npm start`: server/main.ts, each piscina worker and each admin script
-// (server/admin/*.ts, as dist/admin/<name>.js) become plain JavaScript files in dist/ (packages
-// stay in node_modules), so production runs on node alone, without the TypeScript loader and the
+// Compiles the server for `npm start`: server/main.ts (as dist/server.cjs, which dist/main.js runs
+// through V8's code cache), each piscina worker and each admin script (server/admin/*.ts, as
+// dist/admin/<name>.js) become plain JavaScript files in dist/ (packages mostly stay in
+// node_modules), so production runs on node alone, without the TypeScript loader and the
 // memory it holds. `npm run dev` runs the TypeScript sources directly; the tests that start a
 // server process run this same bundle, compiled into tmp/test-server/ (test/support/compiled-server.ts).
 import { build, type Plugin } from 'esbuild'
