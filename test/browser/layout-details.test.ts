@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Locator, Page } from 'playwright-core'
-import { chromiumAvailable, DESKTOP, launchBrowser, openTab, PHONE, screenshot, sendMessage, signIn, waitUntilLive } from './support/browser.ts'
+import { chromiumAvailable, DESKTOP, holdNotices, launchBrowser, openTab, PHONE, screenshot, sendMessage, signIn, waitUntilLive } from './support/browser.ts'
 import { startCampfire } from './support/campfire.ts'
 
 // The page's own globals, for the callbacks run inside it (the tests are typed without the DOM library).
@@ -172,11 +172,11 @@ describe('the details of the page, in a real browser', { skip: !chromiumAvailabl
       for (const colorScheme of SCHEMES) {
         const tab = await openTab(browser, campfire.baseUrl, { viewport, colorScheme })
         const { page } = tab
+        await holdNotices(page)
         await signIn(tab, 'jason@37signals.com')
         await page.goto(`/rooms/${campfire.labels['rooms.quiet_corner']}`)
         const notice = page.locator('.flash', { hasText: 'Room not found or inaccessible' })
         await notice.waitFor()
-        await notice.evaluate((el: any) => el.getAnimations().forEach((a: any) => a.pause()))
         const box = (await notice.boundingBox())!
         for (const button of await page.locator('#nav a, #nav button').all()) {
           if (!(await button.isVisible())) continue
@@ -187,6 +187,26 @@ describe('the details of the page, in a real browser', { skip: !chromiumAvailabl
         await tab.context.close()
       }
     }
+  })
+
+  test('with reduced motion a notice still stays long enough to read, and appears and goes without moving', async (t) => {
+    const campfire = await startCampfire(t)
+    const browser = await launchBrowser(t)
+    const tab = await openTab(browser, campfire.baseUrl, { viewport: PHONE })
+    const { page } = tab
+    await page.emulateMedia({ reducedMotion: 'reduce' })
+    await holdNotices(page)
+    await signIn(tab, 'jason@37signals.com')
+    await page.goto(`/rooms/${campfire.labels['rooms.quiet_corner']}`)
+    const notice = page.locator('.flash', { hasText: 'Room not found or inaccessible' })
+    await notice.waitFor()
+    const animation = await notice.evaluate((el: any) => ({
+      duration: (globalThis as any).getComputedStyle(el).animationDuration,
+      moves: el.getAnimations()[0].effect.getKeyframes().some((frame: object) => 'translate' in frame || 'transform' in frame),
+    }))
+    assert.deepEqual(animation, { duration: '4s', moves: false })
+    assert.deepEqual(tab.problems, [])
+    await tab.context.close()
   })
 
   test('error pages and /account/users: the app’s fonts, and the account page for a person who opens the list’s address', async (t) => {

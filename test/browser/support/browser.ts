@@ -77,6 +77,21 @@ function watch(page: Page): string[] {
   return problems
 }
 
+// Keeps a page's notices (.flash) on screen, fully shown, for a test that measures them: each
+// fades and is removed 4 s after it appears, time a loaded machine can spend before the test
+// looks. The style goes in before the page's first paint and stays through Turbo's visits.
+export async function holdNotices(page: Page): Promise<void> {
+  // Plain text, not a function: the test runner's compiled functions call helpers the page lacks.
+  await page.addInitScript({
+    content: `(() => {
+      const style = document.createElement('style')
+      style.textContent = '.flash { animation-delay: -1s !important; animation-play-state: paused !important; }'
+      const place = () => Boolean(document.documentElement && document.documentElement.append(style) === undefined)
+      if (!place()) new MutationObserver((records, observer) => { if (place()) observer.disconnect() }).observe(document, { childList: true })
+    })()`,
+  })
+}
+
 export async function signIn(tab: Tab, email: string): Promise<void> {
   const { page } = tab
   await page.goto('/session/new')
