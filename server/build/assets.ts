@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
-import { lazily } from '../lib/lazy-require.ts'
+import { lazyPackage } from '../lib/lazy-package.ts'
 import { projectPath } from '../lib/paths.ts'
 import { soundImages } from './sound-images.ts'
 import { listFiles } from '../lib/files.ts'
@@ -10,7 +10,7 @@ import { listFiles } from '../lib/files.ts'
 export const ASSETS_OUT = projectPath('tmp', 'assets')
 
 // esbuild is loaded only when a build is needed, never by a server whose assets are built.
-const esbuild = lazily<typeof import('esbuild')>('esbuild')
+const esbuild = lazyPackage<typeof import('esbuild')>('esbuild')
 
 const COMPRESSIBLE = /\.(js|css|svg|json)$/
 

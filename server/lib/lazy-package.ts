@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import { onFirstUse } from './on-first-use.ts'
 
 const requireFromHere = createRequire(import.meta.url)
 
@@ -7,13 +8,9 @@ const requireFromHere = createRequire(import.meta.url)
 // start, for features a start may never use (an upload, email, metrics, a terminal, an export).
 // `name` must be a package the project depends on; its type comes from `typeof import(name)`.
 export function lazyPackage<T>(name: string, prepare?: (loaded: T) => void): () => T {
-  let loaded: T | undefined
-  return () => {
-    if (loaded === undefined) {
-      const module = requireFromHere(name) as T
-      prepare?.(module)
-      loaded = module
-    }
-    return loaded
-  }
+  return onFirstUse(() => {
+    const module = requireFromHere(name) as T
+    prepare?.(module)
+    return module
+  })
 }

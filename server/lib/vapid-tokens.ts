@@ -1,6 +1,6 @@
-import { lazily } from './lazy-require.ts'
+import { lazyPackage } from './lazy-package.ts'
 
-const webpush = lazily<typeof import('web-push')>('web-push')
+const webpush = lazyPackage<typeof import('web-push')>('web-push')
 
 export interface Vapid {
   subject: string

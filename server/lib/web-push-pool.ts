@@ -1,12 +1,12 @@
 import { isIP } from 'node:net'
-import { lazily } from './lazy-require.ts'
+import { lazyPackage } from './lazy-package.ts'
 import { BoundedQueue } from './bounded-queue.ts'
 import { GuardError, isPublicAddress } from './private-network-guard.ts'
 import { OnePerTurn } from './one-per-turn.ts'
 import { VapidTokens, type Vapid } from './vapid-tokens.ts'
 import { PushAgent } from './web-push-agent.ts'
 
-const webpush = lazily<typeof import('web-push')>('web-push')
+const webpush = lazyPackage<typeof import('web-push')>('web-push')
 
 // Delivering Web Push messages off the request path (upstream lib/web_push/pool.rb): at most
 // `concurrency` requests in flight and `maxQueue` waiting (more are dropped, never held), one
