@@ -9,7 +9,7 @@ import { checkListening, ListenProblem, listenProblem } from './listen-check.ts'
 import { UnknownSchemaError } from './models/upstream-eras.ts'
 import { checkStorage, StorageProblem } from './storage-folder.ts'
 import { closePromptly, exitIfStillStopping } from './stopping.ts'
-import { codeCacheState, codeCacheWritten, settled } from './lib/code-cache.ts'
+import { codeCacheReport, settled } from './lib/code-cache.ts'
 
 function configOrExit(): Config {
   try {
@@ -85,8 +85,8 @@ async function serve(config: Config, workerId: number | undefined): Promise<void
     startImageThreads().catch((error: Error) => app.log.error(`image threads could not start: ${error.message}`))
     // The compiled server keeps the code this start compiled, for the next (lib/code-cache.ts).
     settled()
-    const written = codeCacheWritten()
-    if (codeCacheState() !== undefined) app.log.debug(`code cache: ${codeCacheState()}${written ? ` (${(written.bytes / 1e6).toFixed(1)} MB in ${Math.round(written.ms)} ms)` : ''}`)
+    const cache = codeCacheReport()
+    if (cache) app.log.debug(`code cache: ${cache.state}${cache.written ? ` (${(cache.written.bytes / 1e6).toFixed(1)} MB in ${Math.round(cache.written.ms)} ms)` : ''}`)
   }, SETTLE_AFTER_LISTENING_MS)
   afterListening.unref()
 }

@@ -20,9 +20,16 @@ import { Script } from 'node:vm'
 
 export type CodeCacheState = 'used' | 'written' | 'rejected' | 'missing' | 'off' | 'unwritable'
 
-const STATE = Symbol.for('campfire.codeCache.state')
+// What the code cache did for this start, and, once written, what writing it took: the event loop
+// waits for V8 to serialize the cache, once per build and flags.
+export interface CodeCacheReport {
+  state: CodeCacheState
+  written?: { bytes: number; ms: number }
+}
+
+// Shared by the launcher's copy of this module and the server's own (each bundles one).
+const REPORT = Symbol.for('campfire.codeCache.report')
 const SETTLED = Symbol.for('campfire.codeCache.settled')
-const WRITTEN = Symbol.for('campfire.codeCache.written')
 type Shared = Record<symbol, unknown>
 
 export interface Bundle {
@@ -44,17 +51,16 @@ export function runBundle(bundle: Bundle, enabled = process.env.CAMPFIRE_CODE_CA
   const cachePath = codeCachePath(bundle)
   const cachedData = enabled ? readIfThere(cachePath) : undefined
   const script = new Script(wrap(source), { filename: bundle.file, cachedData, lineOffset: -1 })
-  let state: CodeCacheState = !enabled ? 'off' : cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'used'
+  const state: CodeCacheState = !enabled ? 'off' : cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'used'
   const shared = globalThis as unknown as Shared
-  shared[STATE] = state
+  shared[REPORT] = { state } satisfies CodeCacheReport
   if (state === 'missing' || state === 'rejected') {
     shared[SETTLED] = () => {
       shared[SETTLED] = undefined
       const started = performance.now()
       const data = script.createCachedData()
-      state = writeCache(cachePath, data)
-      shared[STATE] = state
-      if (state === 'written') shared[WRITTEN] = { bytes: data.length, ms: performance.now() - started }
+      const written = writeCache(cachePath, data)
+      shared[REPORT] = (written === 'written' ? { state: written, written: { bytes: data.length, ms: performance.now() - started } } : { state: written }) satisfies CodeCacheReport
     }
   }
   const module = { exports: {}, id: bundle.file, filename: bundle.file, loaded: false }
@@ -95,12 +101,7 @@ export function settled(): void {
   write?.()
 }
 
-// What the code cache did for this start (undefined when the server runs from its sources), and
-// what writing it took: the event loop waits for V8 to serialize the cache, once per build and flags.
-export function codeCacheState(): CodeCacheState | undefined {
-  return (globalThis as unknown as Shared)[STATE] as CodeCacheState | undefined
-}
-
-export function codeCacheWritten(): { bytes: number; ms: number } | undefined {
-  return (globalThis as unknown as Shared)[WRITTEN] as { bytes: number; ms: number } | undefined
+// What the code cache did for this start (undefined when the server runs from its sources).
+export function codeCacheReport(): CodeCacheReport | undefined {
+  return (globalThis as unknown as Shared)[REPORT] as CodeCacheReport | undefined
 }

@@ -27,11 +27,11 @@ function bundleIn(folder: string, digest = 'aaaa'): Bundle {
 // after the start settled, and the bundle's exports.
 function start(bundle: Bundle, options: { enabled?: boolean; settle?: boolean } = {}): { before: string; after: string; exports: unknown; path: string } {
   const code = `
-    import { codeCachePath, codeCacheState, runBundle, settled } from ${JSON.stringify(pathToFileURL(projectPath('server', 'lib', 'code-cache.ts')).href)}
+    import { codeCachePath, codeCacheReport, runBundle, settled } from ${JSON.stringify(pathToFileURL(projectPath('server', 'lib', 'code-cache.ts')).href)}
     runBundle(${JSON.stringify(bundle)}, ${options.enabled !== false})
-    const before = codeCacheState()
+    const before = codeCacheReport().state
     if (${options.settle !== false}) settled()
-    console.log(JSON.stringify({ before, after: codeCacheState(), exports: globalThis.__codeCacheExports, path: codeCachePath(${JSON.stringify(bundle)}) }))`
+    console.log(JSON.stringify({ before, after: codeCacheReport().state, exports: globalThis.__codeCacheExports, path: codeCachePath(${JSON.stringify(bundle)}) }))`
   const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: projectPath(), encoding: 'utf8' })
   const { path, ...seen } = JSON.parse(output.trim().split('\n').at(-1)!) as { before: string; after: string; exports: unknown; path: string }
   return { ...seen, path }
