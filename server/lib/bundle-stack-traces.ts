@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs'
-import { findSourceMap, SourceMap } from 'node:module'
-import { dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { findSourceMap, type SourceMap } from 'node:module'
+import { sourceMapBeside, sourcePosition } from './source-maps.ts'
 
 // Stack traces that name the TypeScript sources under `node --enable-source-maps` (as `npm start`
 // runs the server), for the compiled server that code-cache.ts runs. Node maps the frames of the
@@ -13,13 +11,7 @@ export function mapBundleFrames(bundleFile: string): void {
   let map: SourceMap | null | undefined
   const mapOf = (file: string) => {
     if (file !== bundleFile) return findSourceMap(file) ?? null
-    if (map === undefined) {
-      try {
-        map = new SourceMap(JSON.parse(readFileSync(`${bundleFile}.map`, 'utf8')))
-      } catch {
-        map = null
-      }
-    }
+    if (map === undefined) map = sourceMapBeside(bundleFile)
     return map
   }
   Error.prepareStackTrace = (error, frames) => {
@@ -50,9 +42,6 @@ function frameText(frame: NodeJS.CallSite, mapOf: (file: string) => SourceMap | 
   if (!file || line === null || column === null) return text
   const map = mapOf(file)
   if (!map) return text
-  const entry = map.findEntry(line - 1, column - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number }
-  if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return text
-  // The bundle's map names its sources relative to it; Node's maps give them as URLs already.
-  const source = /^[a-z]+:/.test(entry.originalSource) ? entry.originalSource : resolve(dirname(file.startsWith('file:') ? fileURLToPath(file) : file), entry.originalSource)
-  return text.replace(`${file}:${line}:${column}`, `${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}`)
+  const position = sourcePosition(map, file, line - 1, column - 1)
+  return position ? text.replace(`${file}:${line}:${column}`, `${position.source}:${position.line}:${position.column}`) : text
 }

@@ -1,9 +1,9 @@
 // Reads a V8 .cpuprofile (node --cpu-prof) and names where the time went: self time per function
 // (as the bottom-up view of DevTools shows it), and inclusive time for the same functions.
 import { readdirSync, readFileSync } from 'node:fs'
-import { SourceMap } from 'node:module'
-import { dirname, join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import type { SourceMap } from 'node:module'
+import { join, relative } from 'node:path'
+import { sourceMapBeside, sourcePosition } from '../../../server/lib/source-maps.ts'
 
 interface ProfileNode {
   id: number
@@ -107,32 +107,15 @@ export function summarizeProfile(file: string, root: string, top = 20, windows?:
 function frameNamer(root: string): (node: ProfileNode) => string {
   const maps = new Map<string, SourceMap | null>()
   const mapOf = (url: string) => {
-    if (!maps.has(url)) maps.set(url, readSourceMap(url))
+    if (!maps.has(url)) maps.set(url, sourceMapBeside(url))
     return maps.get(url)!
   }
   return (node) => {
     const { functionName, url, lineNumber, columnNumber } = node.callFrame
-    let where = url ? `${shorten(url, root)}:${lineNumber + 1}` : ''
-    const entry = url && lineNumber >= 0 ? (mapOf(url)?.findEntry(lineNumber, columnNumber) as { originalSource?: string; originalLine?: number } | undefined) : undefined
-    if (entry?.originalSource !== undefined && entry.originalLine !== undefined) {
-      const source = entry.originalSource.startsWith('file:') ? entry.originalSource : resolve(dirname(pathOf(url)), entry.originalSource)
-      where = `${shorten(source, root)}:${entry.originalLine + 1}`
-    }
+    const map = url && lineNumber >= 0 ? mapOf(url) : null
+    const position = map ? sourcePosition(map, url, lineNumber, columnNumber) : null
+    const where = position ? `${shorten(position.source, root)}:${position.line}` : url ? `${shorten(url, root)}:${lineNumber + 1}` : ''
     return `${functionName || '(anonymous)'}${where ? ' ' + where : ''}`
-  }
-}
-
-function pathOf(url: string): string {
-  return url.startsWith('file://') ? fileURLToPath(url) : url
-}
-
-function readSourceMap(url: string): SourceMap | null {
-  const path = pathOf(url)
-  if (!path.startsWith('/')) return null
-  try {
-    return new SourceMap(JSON.parse(readFileSync(`${path}.map`, 'utf8')))
-  } catch {
-    return null
   }
 }
 
