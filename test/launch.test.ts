@@ -15,30 +15,25 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 // own (a cache is named by the node flags it was made under).
 const command = async () => ['node', '--enable-source-maps', `--title=campfire-code-cache-test-${process.pid}`, await compiledServer()]
 
-test('the compiled server writes its code cache a second after its first start listens, and the next start runs from it', { timeout: 60_000 }, async (t) => {
-  const env = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: SECRET, DISABLE_SSL: 'true', LOG_LEVEL: 'debug', LOG_FORMAT: 'json' }
-  const first = await startServer(env, undefined, await command())
-  try {
-    assert.ok(await until(() => /code cache: written/.test(first.output()), 10_000), first.output())
-  } finally {
-    await stopServer(first)
-  }
-  const next = await startServer(env, undefined, await command())
-  try {
-    assert.equal((await fetch(`${next.baseUrl}/up`)).status, 200)
-    assert.ok(await until(() => /code cache: used/.test(next.output()), 10_000), next.output())
-  } finally {
-    await stopServer(next)
-  }
-})
+const envFor = (t: { after: (fn: () => void) => void }, extra: Record<string, string> = {}) => ({ CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: SECRET, DISABLE_SSL: 'true', LOG_LEVEL: 'debug', LOG_FORMAT: 'json', ...extra })
 
-test('with CAMPFIRE_CODE_CACHE=off the compiled server starts and answers without one', { timeout: 60_000 }, async (t) => {
-  const env = { CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE: SECRET, DISABLE_SSL: 'true', LOG_LEVEL: 'debug', LOG_FORMAT: 'json', CAMPFIRE_CODE_CACHE: 'off' }
+// Starts the compiled server, waits for `pattern` in its log, checks /up, and stops it.
+async function startAndSee(env: Record<string, string>, pattern: RegExp): Promise<void> {
   const server = await startServer(env, undefined, await command())
   try {
     assert.equal((await fetch(`${server.baseUrl}/up`)).status, 200)
-    assert.ok(await until(() => /code cache: off/.test(server.output()), 10_000), server.output())
+    assert.ok(await until(() => pattern.test(server.output()), 10_000), server.output())
   } finally {
     await stopServer(server)
   }
+}
+
+test('the compiled server writes its code cache a second after its first start listens, and the next start runs from it', { timeout: 60_000 }, async (t) => {
+  const env = envFor(t)
+  await startAndSee(env, /code cache: written/)
+  await startAndSee(env, /code cache: used/)
+})
+
+test('with CAMPFIRE_CODE_CACHE=off the compiled server starts and answers without one', { timeout: 60_000 }, async (t) => {
+  await startAndSee(envFor(t, { CAMPFIRE_CODE_CACHE: 'off' }), /code cache: off/)
 })
