@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser } from 'playwright-core'
-import { chromiumAvailable, launchBrowser, openTab, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
+import { chromiumAvailable, launchBrowser, openTab, openTabBeside, sendMessage, signIn, waitUntilLive, type Tab } from './support/browser.ts'
 import { startCampfire, type Campfire } from './support/campfire.ts'
 
 // Two people, David and Jason, each in their own browser context, looking at the same room.
@@ -46,6 +46,52 @@ describe('two tabs in a real browser', { skip: !chromiumAvailable() && 'chromium
     assert.match(await mine.getAttribute('class') ?? '', /message--me/)
     assert.doesNotMatch(await messageIn(jason, 'Hello from David’s tab').getAttribute('class') ?? '', /message--me/)
     assert.deepEqual([...david.problems, ...jason.problems], [])
+  })
+
+  test('keep the menu open on a message just sent when the room’s copy of it arrives after the post’s answer', async () => {
+    const tab = await openTabBeside(david)
+    const { page } = tab
+    const text = 'Menu open while my copy lands'
+    const held: string[] = []
+    let holding = true
+    let release!: () => void
+    let heard!: () => void
+    const broadcast = new Promise<void>((resolve) => (heard = resolve))
+    await page.routeWebSocket(/\/cable/, (socket) => {
+      const server = socket.connectToServer()
+      release = () => { holding = false; for (const frame of held.splice(0)) socket.send(frame) }
+      socket.onMessage((frame) => server.send(frame))
+      server.onMessage((frame) => {
+        if (holding && typeof frame === 'string' && frame.includes(text)) {
+          held.push(frame)
+          heard()
+        } else socket.send(frame)
+      })
+    })
+    await page.goto(roomPath)
+    await waitUntilLive(page)
+
+    await sendMessage(page, text)
+    const mine = page.locator('#message-area .message[data-message-id]', { hasText: text })
+    await mine.waitFor()
+    await broadcast
+    await mine.hover()
+    await mine.locator('.message__options-btn').click()
+    await mine.locator('.message__actions-menu').waitFor()
+    await mine.evaluate((message) => { (message as unknown as { marked: boolean }).marked = true })
+
+    const rendered = page.evaluate(`new Promise((resolve) => document.addEventListener('turbo:before-stream-render', (event) => {
+      if (!event.target.querySelector('template')?.innerHTML.includes(${JSON.stringify(text)})) return
+      const render = event.detail.render
+      event.detail.render = async (stream) => { await render(stream); requestAnimationFrame(() => setTimeout(resolve)) }
+    }))`)
+    release()
+    await rendered
+    assert.equal(await mine.count(), 1)
+    assert.equal(await mine.evaluate((message) => (message as unknown as { marked?: boolean }).marked === true), true, 'the copy on the page is the one whose menu is open')
+    assert.equal(await mine.locator('.message__actions-menu').isVisible(), true)
+    assert.deepEqual(tab.problems, [])
+    await page.close()
   })
 
   test('show who is typing, and offer the room’s people after @', async () => {

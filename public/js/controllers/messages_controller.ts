@@ -45,6 +45,10 @@ export default class MessagesController extends Controller<HTMLElement> {
   private readonly resized = new ResizeObserver(() => {
     if (this.atBottom) this.messagesTarget.scrollTop = this.messagesTarget.scrollHeight
   })
+  // The markup each server copy placed in place arrived as: the post's answer and the room's
+  // broadcast bring the same copy, and the second must not replace the first (an open menu, a
+  // focused button or a selection in it would be lost for nothing).
+  private readonly arrivedAs = new WeakMap<Element, string>()
 
   initialize(): void {
     this.formatter = new MessageFormatter({
@@ -100,8 +104,8 @@ export default class MessagesController extends Controller<HTMLElement> {
     event.detail.render = async (streamElement: Element) => {
       const scrolled = await this.scroll.autoscroll(false, async () => {
         const soundMessageId = this.soundMessageId(stream)
-        const replaced = stream.getAttribute('action') === 'append' ? this.replaceInPlace(streamElement) : []
-        const appends = replaced.length === 0 || (streamElement.querySelector('template')?.content.childElementCount ?? 0) > 0
+        const { replaced, handled } = stream.getAttribute('action') === 'append' ? this.replaceInPlace(streamElement) : { replaced: [], handled: 0 }
+        const appends = handled === 0 || (streamElement.querySelector('template')?.content.childElementCount ?? 0) > 0
         await render(streamElement)
         await nextTick()
         for (const message of replaced) this.formatter.formatNeighbourhood(message)
@@ -168,20 +172,26 @@ export default class MessagesController extends Controller<HTMLElement> {
   // The server's copy of a message already on the page (the pending copy, or the same message
   // from the other of the post's answer and the room's broadcast) takes its place, where Turbo's
   // append would move it to the end: files sent together keep their order as each one lands.
-  // Returns the messages placed; what is left in the stream is appended as usual.
-  private replaceInPlace(stream: Element): HTMLElement[] {
+  // A copy identical to the one already placed, or older than it (a post's answer that lost the
+  // race with the edit's broadcast), is dropped. Returns the messages placed and how
+  // many of the stream's messages were dealt with; what is left in the stream is appended as usual.
+  private replaceInPlace(stream: Element): { replaced: HTMLElement[], handled: number } {
     const template = stream.querySelector<HTMLTemplateElement>(':scope > template')
-    if (!template) return []
-    const placed: HTMLElement[] = []
-    for (const incoming of [...template.content.children] as HTMLElement[]) {
+    const replaced: HTMLElement[] = []
+    let handled = 0
+    for (const incoming of [...template?.content.children ?? []] as HTMLElement[]) {
       const existing = incoming.id ? this.messagesTarget.querySelector<HTMLElement>(`:scope > #${CSS.escape(incoming.id)}`) : null
       if (!existing) continue
-      const message = document.importNode(incoming, true)
+      handled++
+      const html = incoming.outerHTML
       incoming.remove()
+      if (this.arrivedAs.get(existing) === html || olderThan(incoming, existing)) continue
+      const message = document.importNode(incoming, true)
       existing.replaceWith(message)
-      placed.push(message)
+      this.arrivedAs.set(message, html)
+      replaced.push(message)
     }
-    return placed
+    return { replaced, handled }
   }
 
   // Says who wrote what in the room's polite live region, for messages other people post (read
@@ -243,4 +253,9 @@ export default class MessagesController extends Controller<HTMLElement> {
     const live = messageId ? document.getElementById(messageId)?.querySelector('.sound') : null
     live?.dispatchEvent(new CustomEvent('messages:play', { bubbles: false }))
   }
+}
+
+function olderThan(incoming: HTMLElement, existing: HTMLElement): boolean {
+  const [a, b] = [incoming.dataset.messageUpdatedAt, existing.dataset.messageUpdatedAt]
+  return a !== undefined && b !== undefined && Number(a) < Number(b)
 }
