@@ -45,14 +45,16 @@ export function deflatePartAsync(identity: Buffer, level = LEVEL): Promise<Part>
 // A page made of many pieces (message fragments), compressed off the main thread: a 40-message
 // page is ~350 KB of HTML, milliseconds of work at level 6 that would stall the event loop. The
 // pieces are written one after another into a buffer of their own (joining them into one string
-// first would make V8 build a megabyte-sized string), which the compression then reads.
+// first would make V8 build a megabyte-sized string), which the compression then reads. The
+// buffer is the page's exact size: it waits in libuv's queue until a thread is free, and sized
+// for the worst case (three bytes a character) a search page's held 2.5 MB, not 0.85.
 export function deflatePiecesAsync(pieces: readonly string[], level = LEVEL): Promise<Part> {
-  let most = 0
-  for (const piece of pieces) most += piece.length * 3
-  const target = Buffer.allocUnsafeSlow(most)
+  let size = 0
+  for (const piece of pieces) size += Buffer.byteLength(piece, 'utf8')
+  const target = Buffer.allocUnsafeSlow(size)
   let length = 0
   for (const piece of pieces) length += target.write(piece, length, 'utf8')
-  return deflatePartAsync(target.subarray(0, length), level)
+  return deflatePartAsync(target, level)
 }
 
 // The part's own bytes again.

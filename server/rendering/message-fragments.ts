@@ -8,7 +8,7 @@ import type { MessageRow } from '../models/message.ts'
 import type { MessageDisplay } from '../models/message/display.ts'
 import type { RoomRow } from '../models/room.ts'
 import type { CacheStats } from './cache-stats.ts'
-import { flattened } from './flat-string.ts'
+import { compacted, heapBytes } from './flat-string.ts'
 import type { MessageRenderer } from './messages.ts'
 
 // Everything a message fragment is made from: a change to any of these files changes every key.
@@ -50,7 +50,7 @@ export function createMessageFragments(renderer: MessageRenderer, config: CacheC
   const cache =
     config.fragmentKeys === 'off'
       ? null
-      : new LRUCache<string, string>({ maxSize: config.fragmentCacheBytes, sizeCalculation: (html, key) => html.length + key.length + 64 })
+      : new LRUCache<string, string>({ maxSize: config.fragmentCacheBytes, sizeCalculation: (html, key) => heapBytes(html) + key.length + 64 })
 
   function suffix(context: FragmentContext): string {
     return `${FRAGMENT_TEMPLATE_VERSION}:${context.origin}${config.fragmentKeys === 'viewer' ? `:viewer=${context.viewerId}` : ''}`
@@ -83,7 +83,7 @@ export function createMessageFragments(renderer: MessageRenderer, config: CacheC
       let html = store.get(key)
       if (html === undefined) {
         context.stats.fragmentMisses++
-        html = flattened(renderer.render(message, context.origin))
+        html = compacted(renderer.render(message, context.origin))
         store.set(key, html)
       } else {
         context.stats.fragmentHits++
@@ -101,7 +101,7 @@ export function createMessageFragments(renderer: MessageRenderer, config: CacheC
     if (misses.length > 0) {
       context.stats.fragmentMisses += misses.length
       context.stats.recordMisses += misses.length
-      const rendered = new Map(models.messageDisplay.load(misses, context.rooms).map((m) => [m.id, flattened(renderer.render(m, context.origin))]))
+      const rendered = new Map(models.messageDisplay.load(misses, context.rooms).map((m) => [m.id, compacted(renderer.render(m, context.origin))]))
       rows.forEach((row, i) => {
         if (htmls[i] !== undefined) return
         const html = rendered.get(row.id)!

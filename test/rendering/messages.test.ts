@@ -1,7 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { serialize } from 'node:v8'
 import { parseFragment } from 'parse5'
 import { buildTestApp, signIn } from '../helper.ts'
+import { emptyCacheStats } from '../../server/rendering/cache-stats.ts'
 import { rooms, users } from '../fixtures.ts'
 import { elementContent, get, one, post, seed, send } from '../routes/messages/support.ts'
 import { lexxyBodyWithEmbed, rubyConf, trixBodyWithEmbed } from '../models/rich-text/bodies.ts'
@@ -120,4 +122,19 @@ test('a message with text and an unfurled link keeps its text and links the URL'
   const presentation = elementContent(response.body, 'presentation_message_unfurltext')!
   assert.match(presentation, /Hello <a href="https:\/\/example\.com\/conference\/"/)
   assert.match(presentation, /A conference about Ruby/, 'and the card')
+})
+
+test('a message of Latin-1 text is kept one byte a character, its author’s bio and the quick boosts included', async (t) => {
+  const { app } = await buildTestApp(t)
+  app.store.writeNow((m) => m.db.prepare("UPDATE users SET bio = 'Designer · café owner' WHERE id = ?").run(users.jz.id))
+  const [message] = await seed(app, hq, users.jz.id, 1, 'plain words, and café')
+  const fragment = () => app.store.read((m) => app.messageFragments.renderEach(m, [m.messages.find(message!.id)!], { origin: 'http://campfire.test', viewerId: users.david.id, stats: emptyCacheStats() })[0]!)
+  const rendered = fragment()
+  assert.match(rendered, /<span class="message__author" title="[^"&]+ &ndash; Designer · café owner">/)
+  assert.match(rendered, /data-emoji="&#x2764;&#xFE0F;"/)
+  const kept = fragment()
+  assert.equal(kept, rendered)
+  assert.equal(serialize(kept)[2], 0x22, 'one byte a character (V8 serializes two-byte strings as 0x63)')
+  assert.equal(app.messageFragments.size.entries, 1)
+  assert.ok(app.messageFragments.size.bytes < rendered.length + 200, 'the cache counts what it holds')
 })
