@@ -45,9 +45,9 @@ export default class MessagesController extends Controller<HTMLElement> {
   private readonly resized = new ResizeObserver(() => {
     if (this.atBottom) this.messagesTarget.scrollTop = this.messagesTarget.scrollHeight
   })
-  // The markup each server copy placed in place arrived as: the post's answer and the room's
-  // broadcast bring the same copy, and the second must not replace the first (an open menu, a
-  // focused button or a selection in it would be lost for nothing).
+  // The markup each server copy on the page arrived as. The post's answer and the room's
+  // broadcast bring the same copy, and the second must not replace the first: an open menu, a
+  // focused button or a selection in it would be lost for nothing.
   private readonly arrivedAs = new WeakMap<Element, string>()
 
   initialize(): void {
@@ -173,8 +173,8 @@ export default class MessagesController extends Controller<HTMLElement> {
   // from the other of the post's answer and the room's broadcast) takes its place, where Turbo's
   // append would move it to the end: files sent together keep their order as each one lands.
   // A copy identical to the one already placed, or older than it (a post's answer that lost the
-  // race with the edit's broadcast), is dropped. Returns the messages placed and how
-  // many of the stream's messages were dealt with; what is left in the stream is appended as usual.
+  // race with the edit's broadcast), is dropped. Returns the messages placed and how many of the
+  // stream's messages were dealt with; what is left in the stream is appended as usual.
   private replaceInPlace(stream: Element): { replaced: HTMLElement[], handled: number } {
     const template = stream.querySelector<HTMLTemplateElement>(':scope > template')
     const replaced: HTMLElement[] = []
