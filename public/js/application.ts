@@ -20,6 +20,13 @@ if (!customElements.get('turbo-cable-stream-source')) customElements.define('tur
 
 Turbo.setConfirmMethod((message: string) => Promise.resolve(window.confirm(message)))
 
+// A request the page gave up on (Turbo cancels a frame's or a prefetch's fetch when what asked
+// for it goes away) is not an error: Turbo 8 leaves some of those cancellations as unhandled
+// rejections ("signal is aborted without reason"), which would reach the console as failures.
+window.addEventListener('unhandledrejection', (event) => {
+  if (event.reason instanceof DOMException && event.reason.name === 'AbortError') event.preventDefault()
+})
+
 const application = Application.start()
 for (const [name, controller] of Object.entries(controllers)) application.register(name, controller)
 
