@@ -94,6 +94,18 @@ describe('two tabs in a real browser', { skip: !chromiumAvailable() && 'chromium
     await page.close()
   })
 
+  test('let a request the page gave up on go without an error, while any other unhandled rejection is still one', async () => {
+    const tab = await openTabBeside(david)
+    await tab.page.goto(roomPath)
+    await waitUntilLive(tab.page)
+    await tab.page.evaluate('(() => { const controller = new AbortController(); controller.abort(); Promise.reject(controller.signal.reason) })()')
+    await tab.page.evaluate("(() => { Promise.reject(new Error('a real failure')) })()")
+    await tab.page.waitForFunction('new Promise((resolve) => setTimeout(() => resolve(true), 100))')
+    assert.equal(tab.problems.length, 1, tab.problems.join('\n'))
+    assert.match(tab.problems[0]!, /^page error on \S+: a real failure$/)
+    await tab.page.close()
+  })
+
   test('show who is typing, and offer the room’s people after @', async () => {
     const editor = jason.page.getByRole('textbox', { name: 'Write a message' })
     await editor.click()
