@@ -24,6 +24,9 @@ export interface RoomVisit {
   original: boolean
 }
 
+// fewerMessagesThan keeps one answer per room for this many rooms at most.
+const MAX_COUNTED_ROOMS = 1000
+
 const COLUMNS = 'rooms.id, rooms.name, rooms.type, rooms.creator_id, rooms.created_at, rooms.updated_at, rooms.content_version'
 
 export function rooms(db: Connection) {
@@ -49,7 +52,10 @@ export function rooms(db: Connection) {
   const newestForUser = db.prepare<[number], RoomRow>(
     `SELECT ${COLUMNS} FROM rooms JOIN memberships ON memberships.room_id = rooms.id WHERE memberships.user_id = +? ORDER BY rooms.id DESC LIMIT 1`,
   )
-  const boundedCount = db.prepare<[number, number], number>('SELECT count(*) FROM (SELECT 1 FROM messages WHERE room_id = +? LIMIT ?)').pluck()
+  // Whether the room has a message at this offset (0 is the first), stepping over no more rows.
+  const messageAtOffset = db.prepare<[number, number], number>('SELECT EXISTS (SELECT 1 FROM messages WHERE room_id = +? LIMIT 1 OFFSET ?)').pluck()
+  // fewerMessagesThan's answers, by room, under the content_version they were read at.
+  const counted = new Map<number, { version: number; limit: number; fewer: boolean }>()
   const memberNames = db.prepare<[number], { id: number; name: string }>(
     'SELECT users.id, users.name FROM memberships JOIN users ON users.id = memberships.user_id WHERE memberships.room_id = ? ORDER BY users.id',
   )
@@ -59,8 +65,19 @@ export function rooms(db: Connection) {
   return {
     find: (id: number): RoomRow | undefined => find.get(id),
     newestForUser: (userId: number): RoomRow | undefined => newestForUser.get(userId),
-    // Counts at most `limit` rows, so it stays cheap in a room of any size.
-    fewerMessagesThan: (roomId: number, limit: number): boolean => (boundedCount.get(roomId, limit) ?? 0) < limit,
+    // Whether the room has fewer than `limit` messages, looking at `limit` rows at most. The
+    // answer is kept under the room's content_version, read by the caller in the same
+    // transaction: every message that appears in the room or leaves it moves that version,
+    // whoever writes, so a kept answer is never stale. The room page asks it on every visit to
+    // the account's first room, whose messages change far less often than people look at them.
+    fewerMessagesThan(room: Pick<RoomRow, 'id' | 'content_version'>, limit: number): boolean {
+      const known = counted.get(room.id)
+      if (known !== undefined && known.version === room.content_version && known.limit === limit) return known.fewer
+      const fewer = limit <= 0 ? false : messageAtOffset.get(room.id, limit - 1) !== 1
+      if (counted.size >= MAX_COUNTED_ROOMS) counted.clear()
+      counted.set(room.id, { version: room.content_version, limit, fewer })
+      return fewer
+    },
     memberNames: (roomId: number) => memberNames.all(roomId),
 
     create(name: string | null, type: RoomType, creatorId: number): number {

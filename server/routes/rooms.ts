@@ -42,7 +42,7 @@ export default async function rooms(app: FastifyInstance) {
       const rowsOf = () => (rows ??= target ? m.messagePages.pageAround(target) : m.messagePages.lastPage(room.id))
       const render = () => app.messageFragments.renderEach(m, rowsOf(), { origin, viewerId: user.id, stats: request.cacheStats, rooms: [room] })
       const messages = findOrRender(app, m, `room:${room.id}:${target?.id ?? 'latest'}:${origin}`, () => rowsSignature(rowsOf()), render, { quick: `v${room.content_version}` })
-      const invitation = visit.original && m.rooms.fewerMessagesThan(room.id, 41)
+      const invitation = visit.original && m.rooms.fewerMessagesThan(room, 41)
       return {
         room,
         messages,
