@@ -24,6 +24,7 @@ import views from './plugins/views.ts'
 import browserGate from './plugins/browser-gate.ts'
 import compression from './plugins/compression.ts'
 import pageCache from './plugins/page-cache.ts'
+import responseMemo from './plugins/response-memo.ts'
 import serverTiming from './plugins/server-timing.ts'
 import oidc, { type OidcTestOptions } from './plugins/oidc.ts'
 import cpuLedger from './plugins/cpu-ledger.ts'
@@ -113,6 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(views, { config })
   await app.register(browserGate)
   await app.register(pageCache, { config })
+  await app.register(responseMemo, { config })
   await app.register(redis, { config })
   await app.register(cable, options.cable ?? {})
   await app.register(messageListeners)

@@ -108,6 +108,10 @@ export interface CacheConfig {
   readonly pageCacheBytes: number
   readonly pageCacheBytesPerPerson: number
   readonly fragmentCacheBytes: number
+  // Whole responses of the cached read routes, sent again to the same request while the database
+  // is at the same generation (CAMPFIRE_RESPONSE_MEMO, CAMPFIRE_RESPONSE_MEMO_MB; lib/response-memo.ts).
+  readonly responseMemo: boolean
+  readonly responseMemoBytes: number
   // V8's code cache of the compiled server (CAMPFIRE_CODE_CACHE), which dist/main.js reads before
   // this config is loaded (lib/code-cache.ts); checked here so that a wrong value stops the start.
   readonly codeCache: boolean
@@ -285,6 +289,7 @@ function readCache(env: Env): CacheConfig {
   const pageMb = readMegabytes('CAMPFIRE_PAGE_CACHE_MB', pageMbRaw, 64)
   const perPersonKb = pageMbRaw?.trim() ? 0 : readMegabytes('CAMPFIRE_PAGE_CACHE_KB_PER_PERSON', env.CAMPFIRE_PAGE_CACHE_KB_PER_PERSON, 0, 'kilobytes')
   const fragmentMb = readMegabytes('CAMPFIRE_FRAGMENT_CACHE_MB', env.CAMPFIRE_FRAGMENT_CACHE_MB, 32)
+  const memoMb = readMegabytes('CAMPFIRE_RESPONSE_MEMO_MB', env.CAMPFIRE_RESPONSE_MEMO_MB, 16)
   const pageCache = readChoice('CAMPFIRE_PAGE_CACHE', env.CAMPFIRE_PAGE_CACHE, ['on', 'off'] as const, 'on') === 'on' && pageMb > 0
   const fragmentKeys = fragmentMb > 0 ? readChoice('CAMPFIRE_FRAGMENT_KEYS', env.CAMPFIRE_FRAGMENT_KEYS, ['shared', 'viewer', 'off'] as const, 'shared') : 'off'
   return Object.freeze({
@@ -296,6 +301,8 @@ function readCache(env: Env): CacheConfig {
     pageCacheBytes: Math.round(pageMb * 1024 * 1024),
     pageCacheBytesPerPerson: Math.round(perPersonKb * 1024),
     fragmentCacheBytes: Math.round(fragmentMb * 1024 * 1024),
+    responseMemo: readChoice('CAMPFIRE_RESPONSE_MEMO', env.CAMPFIRE_RESPONSE_MEMO, ['on', 'off'] as const, 'on') === 'on' && memoMb > 0,
+    responseMemoBytes: Math.round(memoMb * 1024 * 1024),
     codeCache: readChoice('CAMPFIRE_CODE_CACHE', env.CAMPFIRE_CODE_CACHE, ['on', 'off'] as const, 'on') === 'on',
   })
 }

@@ -148,6 +148,8 @@ test('the caches default to shared, version-keyed fragments and a relevance-awar
     pageCacheBytes: 64 * 1024 * 1024,
     pageCacheBytesPerPerson: 0,
     fragmentCacheBytes: 32 * 1024 * 1024,
+    responseMemo: true,
+    responseMemoBytes: 16 * 1024 * 1024,
     codeCache: true,
   })
 })
@@ -185,6 +187,11 @@ test('the cache switches select the baselines, budgets are in MB and 0 turns a c
   assert.equal(loadConfig({ ...base, CAMPFIRE_FRAGMENT_CACHE_MB: '0' }).cache.fragmentKeys, 'off')
   assert.throws(() => loadConfig({ ...base, CAMPFIRE_FRAGMENT_KEYS: 'everyone' }), ConfigError)
   assert.throws(() => loadConfig({ ...base, CAMPFIRE_PAGE_CACHE_MB: '-1' }), ConfigError)
+  assert.equal(loadConfig({ ...base, CAMPFIRE_RESPONSE_MEMO: 'off' }).cache.responseMemo, false)
+  assert.equal(loadConfig({ ...base, CAMPFIRE_RESPONSE_MEMO_MB: '0' }).cache.responseMemo, false)
+  assert.equal(loadConfig({ ...base, CAMPFIRE_RESPONSE_MEMO_MB: '2.5' }).cache.responseMemoBytes, 2.5 * 1024 * 1024)
+  assert.throws(() => loadConfig({ ...base, CAMPFIRE_RESPONSE_MEMO: 'yes' }), /CAMPFIRE_RESPONSE_MEMO must be one of on, off/)
+  assert.throws(() => loadConfig({ ...base, CAMPFIRE_RESPONSE_MEMO_MB: 'lots' }), ConfigError)
 })
 
 test('webhooks may reach private addresses unless CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES=deny', (t) => {

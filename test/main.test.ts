@@ -86,6 +86,8 @@ const BAD: Record<string, { env: Record<string, string | undefined>; says: RegEx
   CAMPFIRE_RESPONSE_CACHE_MB: { env: { CAMPFIRE_RESPONSE_CACHE_MB: '-5' }, says: /CAMPFIRE_PAGE_CACHE_MB must be a number of megabytes/ },
   CAMPFIRE_PAGE_CACHE_KB_PER_PERSON: { env: { CAMPFIRE_PAGE_CACHE_KB_PER_PERSON: 'some' }, says: /CAMPFIRE_PAGE_CACHE_KB_PER_PERSON must be a number of kilobytes/ },
   CAMPFIRE_FRAGMENT_CACHE_MB: { env: { CAMPFIRE_FRAGMENT_CACHE_MB: '-1' }, says: /CAMPFIRE_FRAGMENT_CACHE_MB must be a number of megabytes/ },
+  CAMPFIRE_RESPONSE_MEMO: { env: { CAMPFIRE_RESPONSE_MEMO: 'always' }, says: /CAMPFIRE_RESPONSE_MEMO must be one of on, off/ },
+  CAMPFIRE_RESPONSE_MEMO_MB: { env: { CAMPFIRE_RESPONSE_MEMO_MB: 'plenty' }, says: /CAMPFIRE_RESPONSE_MEMO_MB must be a number of megabytes/ },
   CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES: { env: { CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES: 'sometimes' }, says: /CAMPFIRE_WEBHOOK_PRIVATE_ADDRESSES must be one of allow, deny/ },
 }
 

@@ -25,6 +25,7 @@ export class Store {
   readonly appliedMigrations: string[]
   private readonly readModels: Models
   private readonly readTransaction: { deferred: <T>(fn: (models: Models) => T) => T }
+  private readonly dataVersion: BetterSqlite3.Statement<[], number>
   private readonly onClose: (() => void) | undefined
 
   constructor(options: StoreOptions) {
@@ -39,6 +40,15 @@ export class Store {
     for (const lazy of this.lazyConnections) lazy.seal()
     const models = this.readModels
     this.readTransaction = this.readDb.transaction(<T>(fn: (m: Models) => T): T => fn(models)) as never
+    this.dataVersion = this.readDb.prepare<[], number>('PRAGMA data_version').pluck()
+  }
+
+  // The database's generation as the reader sees it: SQLite's data_version, which moves whenever
+  // any other connection commits a change to the file. Every write goes through another
+  // connection (the writer's, another process's, a sqlite3 shell's), so while this number stays
+  // put, nothing a read could see has changed. Outside a read transaction it is the newest one.
+  generation(): number {
+    return this.dataVersion.get()!
   }
 
   private readonly lazyConnections: LazyConnection[] = []

@@ -31,6 +31,7 @@ export const SESSION_COOKIE = 'session_token'
 export const RETURN_TO_COOKIE = 'return_to_after_authenticating'
 const TWENTY_YEARS_S = 20 * 365 * 24 * 60 * 60
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+type SignedIn = { readonly session: SessionRow; readonly user: UserRow }
 
 export function safeReturnPath(path: string | undefined): string | null {
   if (!path || !path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\')) return null
@@ -47,6 +48,9 @@ export default fp(
   async function auth(app, options: { config: Config }) {
     const signing = new RailsSigning(options.config.secretKeyBase)
     const verifiedCookies = onFirstUse(() => new LRUCache<string, string>({ max: 10_000, ttl: 10 * 60 * 1000 }))
+    // Who a session token is, as last read, and the database generation it was read at: while
+    // the generation stays put, no session, person or role can have changed.
+    const signedIn = onFirstUse(() => new LRUCache<string, { generation: number; found: SignedIn | null }>({ max: 10_000 }))
     app.decorate('signing', signing)
     app.decorateRequest('user', null)
     app.decorateRequest('session', null)
@@ -74,7 +78,7 @@ export default fp(
     app.addHook('onRequest', (request, reply, done) => {
       if (UNSAFE.has(request.method) && app.store.readOne((m) => m.bans.isBanned(request.ip))) return void reply.sendError(429, 'Too many requests.')
       const token = sessionToken(request)
-      const found = token === undefined ? undefined : app.store.readOne((m) => m.sessions.findSignedIn(token))
+      const found = token === undefined ? undefined : findSignedIn(request, token)
       if (found) {
         request.session = found.session
         request.user = found.user
@@ -91,6 +95,18 @@ export default fp(
       if (botKeyWorks(request)) return void reply.sendError(403)
       reply.requireSignIn()
     })
+
+    // Before the lookup, the generation: a later write moves it past what the lookup (and any
+    // response made from it, plugins/response-memo.ts) saw.
+    function findSignedIn(request: FastifyRequest, token: string): SignedIn | undefined {
+      const generation = (request.generation = app.store.generation())
+      const known = signedIn().get(token)
+      if (known !== undefined && known.generation === generation) return known.found ?? undefined
+      const read = app.store.readOne((m) => m.sessions.findSignedIn(token))
+      const found = read ? Object.freeze({ session: Object.freeze(read.session), user: Object.freeze(read.user) }) : null
+      signedIn().set(token, { generation, found })
+      return found ?? undefined
+    }
 
     function botKeyWorks(request: FastifyRequest): boolean {
       const key = (request.query as { bot_key?: unknown } | undefined)?.bot_key

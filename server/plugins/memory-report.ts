@@ -12,12 +12,14 @@ export default fp(
     ;(globalThis as Record<symbol, unknown>)[Symbol.for('campfire.memory')] = () => {
       const page = app.pageCache?.size
       const fragments = app.messageFragments.size
+      const memo = app.responseMemo
       return {
         page_cache: page ? { entries: page.entries, mb: megabytes(page.bytes), budget_mb: megabytes(app.pageCache!.maxBytes) } : null,
         fragment_cache: { entries: fragments.entries, mb: megabytes(fragments.bytes) },
+        response_memo: memo ? { entries: memo.size, mb: megabytes(memo.bytes) } : null,
         cable: app.cable.server.stats(),
       }
     }
   },
-  { name: 'memory-report', dependencies: ['page-cache', 'cable'] },
+  { name: 'memory-report', dependencies: ['page-cache', 'response-memo', 'cable'] },
 )

@@ -30,7 +30,7 @@ export default async function messages(app: FastifyInstance, options: { config: 
   // updated_at) and answers 304 to a request that has it already. The ETag moves with the
   // room's content_version, which moves whenever any message of the room does, and with the
   // server's version (the markup).
-  app.get('/rooms/:room_id/messages', async (request: FastifyRequest<MessageParams>, reply) => {
+  app.get('/rooms/:room_id/messages', app.memoized(async (request: FastifyRequest<MessageParams>, reply) => {
     const origin = requestOrigin(request)
     const page = app.store.read((m) => {
       const room = roomFor(m, request, request.params.room_id)
@@ -63,7 +63,7 @@ export default async function messages(app: FastifyInstance, options: { config: 
     if ('fresh' in page) return setValidators(reply, page.fresh!).code(304).send()
     setValidators(reply, page.validators)
     return sendLookup(app, request, reply, page.lookup)
-  })
+  }))
 
   // Multipart (a file upload) is accepted on this route only: the parts are streamed, the file
   // straight to disk, with their own limits rather than the 2 MiB form limit.

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { requestOrigin } from '../plugins/security.ts'
 import type { MessageRow } from '../models/message.ts'
 import { globalIdParam } from '../lib/rails/signing.ts'
-import { rememberRoom } from './tracked-room-visit.ts'
+import { LAST_ROOM_COOKIE, rememberRoom } from './tracked-room-visit.ts'
 import { directRoomName } from '../lib/sentence.ts'
 import { canAdminister } from '../models/user/role.ts'
 import { resourceRoutes } from './method-override.ts'
@@ -78,8 +78,11 @@ export default async function rooms(app: FastifyInstance) {
     const room = app.store.read((m) => m.rooms.newestForUser(request.user!.id))
     return reply.redirect(room ? `/rooms/${room.id}` : '/', 302)
   })
-  app.get('/rooms/:id', show)
-  app.get('/rooms/:room_id/@:message_id', show)
+  // The last room's cookie names this room and lasts twenty years from each visit (Max-Age, no
+  // date): the same for the same request.
+  const memoizedShow = app.memoized(show, { cookies: [LAST_ROOM_COOKIE] })
+  app.get('/rooms/:id', memoizedShow)
+  app.get('/rooms/:room_id/@:message_id', memoizedShow)
 
   // Administrators and the room's creator may delete it, with everything in it.
   async function destroy(request: FastifyRequest<RoomParams>, reply: FastifyReply) {

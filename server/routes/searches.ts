@@ -54,7 +54,7 @@ export default async function searches(app: FastifyInstance) {
   // the matching messages and origin, valid while those messages keep their presentation versions,
   // and shared by everyone whose rooms give the same results. The shell around them (the query,
   // recent searches, the way back) is the person's own and rendered for each request.
-  app.get('/searches', async (request: SearchRequest, reply) => {
+  app.get('/searches', app.memoized(async (request: SearchRequest, reply) => {
     const user = request.user!
     const raw = lastString(request.query.q)
     const sanitized = raw === undefined ? undefined : sanitizeQuery(raw)
@@ -79,7 +79,7 @@ export default async function searches(app: FastifyInstance) {
     }
     if (page.results === null) return reply.view('searches/index', { ...data, account: page.account, messagesHtml: '' })
     return sendViewAround(app, request, reply, { template: 'searches/index', key: `${user.id}:${origin}:${query}`, data, account: page.account }, page.results)
-  })
+  }))
 
   app.post('/searches', async (request, reply) => {
     const raw = field(request.body, 'q') ?? lastString((request.query as Record<string, unknown>).q)

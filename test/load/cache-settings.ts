@@ -1,5 +1,5 @@
 // Runs `npm run bench:users` once per cache setting, one after the other on the same fixture,
-// and prints one side-by-side table: hit rates per layer (from Server-Timing: page, shell,
+// and prints one side-by-side table: hit rates per layer (from Server-Timing: memo, page, shell,
 // fragments, records; n/a for a layer that reported none), room page latency, the server's
 // event-loop delay, and the highest served step. Any extra arguments go to every bench:users run.
 //
@@ -19,11 +19,12 @@ export const SETTINGS: Record<string, Record<string, string>> = {
   'page=commit': { CAMPFIRE_PAGE_CACHE_INVALIDATION: 'commit' },
   'page=off': { CAMPFIRE_PAGE_CACHE: 'off' },
   'shell=off': { CAMPFIRE_SHELL_CACHE: 'off' },
+  'memo=off': { CAMPFIRE_RESPONSE_MEMO: 'off' },
   'fragments=viewer': { CAMPFIRE_FRAGMENT_KEYS: 'viewer' },
   'fragments=off': { CAMPFIRE_FRAGMENT_KEYS: 'off' },
   'keys=content': { CAMPFIRE_FRAGMENT_KEY_SOURCE: 'content' },
   baseline: { CAMPFIRE_PAGE_CACHE_INVALIDATION: 'commit', CAMPFIRE_FRAGMENT_KEYS: 'viewer', CAMPFIRE_FRAGMENT_KEY_SOURCE: 'content' },
-  'all off': { CAMPFIRE_PAGE_CACHE: 'off', CAMPFIRE_SHELL_CACHE: 'off', CAMPFIRE_FRAGMENT_KEYS: 'off' },
+  'all off': { CAMPFIRE_RESPONSE_MEMO: 'off', CAMPFIRE_PAGE_CACHE: 'off', CAMPFIRE_SHELL_CACHE: 'off', CAMPFIRE_FRAGMENT_KEYS: 'off' },
 }
 
 interface Step {
@@ -77,9 +78,9 @@ for (const name of names) {
     const kinds = ['room', 'sidebar', 'messages', 'search'].map((kind) => step.page_hit_rate_by_kind?.[kind] ?? '–').join(' / ')
     const shellKinds = ['room', 'sidebar', 'messages', 'search'].map((kind) => step.shell_hit_rate_by_kind?.[kind] ?? '–').join(' / ')
     const loop = step.server_loop_delay ? `${step.server_loop_delay.p99_ms} / ${step.server_loop_delay.max_ms} (${step.server_loop_delay.stalls_over_10ms})` : 'n/a'
-    rows.push(`| ${name} | ${step.people} | ${rate(step, 'page')} (${kinds}) | ${rate(step, 'shell')} (${shellKinds}) | ${rate(step, 'fragments')} | ${rate(step, 'records')} | ${nav('open')} | ${nav('return')} | ${nav('all')} | ${step.server.cpu_percent}% (${step.server_cpu_ms_per_navigation ?? '–'} ms/nav) | ${loop} | ${step.machine?.other_processes_cpu_percent ?? '–'}% | ${step.served ? 'served' : 'not served'} | ${report.highest_served_step ?? 'none'} |`)
+    rows.push(`| ${name} | ${step.people} | ${rate(step, 'memo')} | ${rate(step, 'page')} (${kinds}) | ${rate(step, 'shell')} (${shellKinds}) | ${rate(step, 'fragments')} | ${rate(step, 'records')} | ${nav('open')} | ${nav('return')} | ${nav('all')} | ${step.server.cpu_percent}% (${step.server_cpu_ms_per_navigation ?? '–'} ms/nav) | ${loop} | ${step.machine?.other_processes_cpu_percent ?? '–'}% | ${step.served ? 'served' : 'not served'} | ${report.highest_served_step ?? 'none'} |`)
   }
 }
-console.log('\n| setting | people | page hits (room / sidebar / messages / search) | shell hits (room / sidebar / messages / search) | fragment hits | record hits | open p50 / p99 ms | return (room page) p50 / p99 ms | all p50 / p99 ms | server CPU (per navigation) | server loop p99 / max ms (stalls > 10 ms) | other procs CPU | step | highest served |')
-console.log('|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---|---:|')
+console.log('\n| setting | people | memo hits | page hits (room / sidebar / messages / search) | shell hits (room / sidebar / messages / search) | fragment hits | record hits | open p50 / p99 ms | return (room page) p50 / p99 ms | all p50 / p99 ms | server CPU (per navigation) | server loop p99 / max ms (stalls > 10 ms) | other procs CPU | step | highest served |')
+console.log('|---|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---|---:|')
 for (const row of rows) console.log(row)

@@ -40,7 +40,7 @@ const EXPECTED: Record<string, Record<string, string | null>> = {
     clients: '16', duration: '8', warmup: '2', routes: 'room_show,messages_page,sidebar,search,post_message', 'mixed-write-rate': '0',
     fixture: null, base: null, db: null, labels: null, cookie: null, password: null, 'server-dir': null, out: 'tmp/bench',
     'in-place': null, 'no-gzip': null, 'no-pin': null, tsx: null,
-    'cpu-prof': null, 'cpu-prof-us': '1000', 'gen-cpu-prof': null, 'node-http': null, 'no-loop-probe': null, replay: null, metrics: null,
+    'cpu-prof': null, 'cpu-prof-us': '1000', 'gen-cpu-prof': null, 'node-http': null, 'no-loop-probe': null, replay: null, 'replay-with': null, metrics: null,
   },
   'bench:fanout': {
     fixture: 'tmp/bench/large', base: null, room: '1', posts: '5', 'interval-ms': '2000', 'in-place': null, 'server-dir': null, out: 'tmp/bench', 'no-pin': null, 'no-floor': null, 'cpu-prof': null, tsx: null,

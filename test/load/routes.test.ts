@@ -13,7 +13,7 @@ import { SECRET_KEY_BASE, tempStorage } from '../helper.ts'
 import { startServer, stopServer } from '../support/server-process.ts'
 import { HttpClient, isFailure } from './support/http.ts'
 import { RawHttpClient } from './support/raw-http.ts'
-import { recordResponse, startReplay } from './support/replay.ts'
+import { REPLAY_LAYERS, startReplay } from './support/replay.ts'
 
 const message = (id: number) =>
   `<div id="message_${id}" class="message" data-message-id="${id}"><turbo-frame id="edit_message_${id}"><div id="presentation_message_${id}">message ${id}</div></turbo-frame></div>`
@@ -64,27 +64,29 @@ test('a new contract (a changed expectation) checks the same bytes in full again
   assert.deepEqual(sample.invalid.counts, { 'incorrect message window': 1 })
 })
 
-test("a recorded response, answered by the replay server, reads back as our server's did", async (t) => {
-  const base = await pageServer(t, () => roomPage([100, 101]))
-  const node = new HttpClient(base, 1)
-  t.after(() => node.close())
-  const original = await node.request({ path: '/rooms/10', headers: { 'accept-encoding': 'gzip' }, decode: false })
-  assert.ok(!isFailure(original))
-  const replay = await startReplay([{ path: '/rooms/10', response: recordResponse(original) }])
-  t.after(() => replay.stop())
-  const client = new RawHttpClient(replay.baseUrl, 2)
-  t.after(() => client.close())
-  const again = await client.request({ path: '/rooms/10', headers: {}, decode: false })
-  assert.ok(!isFailure(again))
-  assert.equal(again.status, 200)
-  assert.ok(again.wire.equals(original.wire))
-  for (const name of ['content-type', 'content-encoding', 'content-length', 'server-timing']) assert.equal(again.headers[name], original.headers[name], name)
-  const sample = newSample()
-  for (let i = 0; i < 3; i++) await hit(client, 'room_show', contract(), target(replay.baseUrl), true, sample, [])
-  assert.equal(sample.ok, 3)
-  const missing = await client.request({ path: '/elsewhere', headers: {} })
-  assert.ok(!isFailure(missing) && missing.status === 404)
-})
+for (const layer of REPLAY_LAYERS) {
+  test(`a recorded response, answered by the replay server on ${layer}, reads back as our server's did`, async (t) => {
+    const base = await pageServer(t, () => roomPage([100, 101]))
+    const node = new HttpClient(base, 1)
+    t.after(() => node.close())
+    const original = await node.request({ path: '/rooms/10', headers: { 'accept-encoding': 'gzip' }, decode: false })
+    assert.ok(!isFailure(original))
+    const replay = await startReplay([{ path: '/rooms/10', answer: original }], layer)
+    t.after(() => replay.stop())
+    const client = new RawHttpClient(replay.baseUrl, 2)
+    t.after(() => client.close())
+    const again = await client.request({ path: '/rooms/10', headers: {}, decode: false })
+    assert.ok(!isFailure(again))
+    assert.equal(again.status, 200)
+    assert.ok(again.wire.equals(original.wire))
+    for (const name of ['content-type', 'content-encoding', 'content-length', 'server-timing']) assert.equal(again.headers[name], original.headers[name], name)
+    const sample = newSample()
+    for (let i = 0; i < 3; i++) await hit(client, 'room_show', contract(), target(replay.baseUrl), true, sample, [])
+    assert.equal(sample.ok, 3)
+    const missing = await client.request({ path: '/elsewhere', headers: {} })
+    assert.ok(!isFailure(missing) && missing.status === 404)
+  })
+}
 
 test('with --metrics the server it starts serves its metrics to the bench, which counts the requests they hold', async (t) => {
   const server = await startServer({ CAMPFIRE_STORAGE_PATH: tempStorage(t), SECRET_KEY_BASE, DISABLE_SSL: 'true', METRICS_TOKEN })

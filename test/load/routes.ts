@@ -29,7 +29,9 @@
 // generator itself into tmp/bench/routes-generator-prof-<stamp> and name its top frames),
 // --node-http (Node's http client for the load), --no-loop-probe (no probe in the server),
 // --replay (the generator alone: the read routes answered by a bare server on core 0 replaying the
-// bytes our server gave, so the figures are the generator's own ceiling; no posts), --metrics (the
+// bytes our server gave, so the figures are the generator's own ceiling; no posts), --replay-with
+// http|fastify (the same bytes from Node's http server, or a bare Fastify app: what those layers
+// cost before any of our code), --metrics (the
 // server serves Prometheus metrics while measured, and is scraped once at the end).
 // A fixture folder (seed:users, seed:large) supplies labels.json, people.tsv (person 1's cookie)
 // and its database; without --fixture a temporary copy of `npm run seed`'s dataset is used.
@@ -53,7 +55,7 @@ import { describeProfiles, generatorProfile } from './support/cpu-profile.ts'
 import { HttpClient, isFailure, type Answer, type Failure, type RequestSpec } from './support/http.ts'
 import { describeLoopDelay, type LoopDelay } from './support/loop-delay.ts'
 import { RawHttpClient } from './support/raw-http.ts'
-import { recordResponse, startReplay, type Replay } from './support/replay.ts'
+import { REPLAY_LAYERS, startReplay, type Recorded, type Replay, type ReplayLayer } from './support/replay.ts'
 import { processMemory, round } from './support/measure.ts'
 import { writeRoutesReport, type RouteRow } from './support/report.ts'
 import { copyStorage, cpuProfileFlags, describeProcesses, makeMeters, processOptionsOf, PROBE_WORKERS_OPTION, PROCESS_OPTIONS, reexecPinned, sharesGeneratorCore, sleep, stampNow, startServer, stopServer, type Lap, type ServerChild, type ServerExtras } from './support/server.ts'
@@ -95,7 +97,7 @@ interface Options {
   genCpuProf?: boolean
   nodeHttp?: boolean
   loopProbe?: boolean
-  replay?: boolean
+  replay?: ReplayLayer | null
 }
 
 const profileDirOf = (options: Options, stamp: string) => (options.cpuProf ? join(options.out, `routes-${stamp}-prof`) : null)
@@ -123,7 +125,8 @@ const OPTIONS = {
   'gen-cpu-prof': flag('profile the generator itself into tmp/bench/routes-generator-prof-<stamp> and name its top frames'),
   'node-http': flag("send the load through Node's http client instead of the generator's own keep-alive sockets"),
   'no-loop-probe': flag("do not preload the event-loop delay probe into the server (no loop delay in the report)"),
-  replay: flag("measure the generator alone: the read routes answered by a bare server replaying our server's bytes (no posts)"),
+  replay: flag("measure the generator alone: the read routes answered by a bare server replaying our server's bytes (no posts); the same as --replay-with raw"),
+  'replay-with': text('LAYER', `the replay server's layer: raw (net sockets, the generator's ceiling), http (Node's http server) or fastify (a bare Fastify app, one route per path); implies --replay`),
   metrics: flag('serve Prometheus metrics while measuring (METRICS_TOKEN), and scrape them once at the end: run once with and once without for their cost'),
   ...PROCESS_OPTIONS,
   ...PROBE_WORKERS_OPTION,
@@ -138,11 +141,13 @@ function parseOptions(argv: string[]): Options {
   if (v.base !== null && (v.db === null || (v.labels === null && v.fixture === null))) usageError('bench:routes', '--base needs --db FILE and --labels FILE (or --fixture DIR)')
   if (v.base !== null && v.cpuProf) usageError('bench:routes', '--cpu-prof only works on the server this script starts')
   if (v.base !== null && v.metrics) usageError('bench:routes', '--metrics only works on the server this script starts')
+  if (v.replayWith !== null && !(REPLAY_LAYERS as readonly string[]).includes(v.replayWith)) usageError('bench:routes', `--replay-with takes ${REPLAY_LAYERS.join(', ')}, not '${v.replayWith}'`)
+  const replay = (v.replayWith as ReplayLayer | null) ?? (v.replay ? 'raw' : null)
   return {
     clients: Math.max(1, Math.floor(v.clients)), duration: v.duration, warmup: v.warmup, routes: v.routes, gzip: !v.noGzip, mixedWriteRate: v.mixedWriteRate,
     fixture: v.fixture, base: v.base?.replace(/\/$/, '') ?? null, db: v.db, labels: v.labels, cookie: v.cookie, password: v.password,
     inPlace: v.inPlace, serverDir: v.serverDir, pin: !v.noPin && !sharesGeneratorCore(v.serverCores), processes: processOptionsOf(v), tsx: v.tsx, out: v.out,
-    cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, genCpuProf: v.genCpuProf, nodeHttp: v.nodeHttp, loopProbe: !v.noLoopProbe, replay: v.replay, metrics: v.metrics,
+    cpuProf: v.cpuProf, cpuProfUs: v.cpuProfUs, genCpuProf: v.genCpuProf, nodeHttp: v.nodeHttp, loopProbe: !v.noLoopProbe, replay, metrics: v.metrics,
   }
 }
 
@@ -408,19 +413,19 @@ async function main(): Promise<void> {
     let probe = target.server?.probe ?? null
     let routes = options.routes
     if (options.replay) {
-      const entries: { path: string; response: Buffer }[] = []
+      const entries: Recorded[] = []
       const recorder = client(target.baseUrl)
       for (const route of routes.filter((r) => r !== 'post_message')) {
         const answer = await recorder.request({ path: PATHS[route](target.labels), headers: { cookie: target.cookie, 'accept-encoding': options.gzip ? 'gzip' : 'identity' }, decode: false })
         if (isFailure(answer)) throw new Error(`${route}: ${answer.error}`)
-        entries.push({ path: PATHS[route](target.labels), response: recordResponse(answer) })
+        entries.push({ path: PATHS[route](target.labels), answer })
       }
-      replay = await startReplay(entries)
+      replay = await startReplay(entries, options.replay)
       loadBase = replay.baseUrl
       probe = null
       routes = routes.filter((r) => r !== 'post_message')
       if (target.server) await stopServer(target.server)
-      console.log(`bench:routes: --replay: ${routes.join(', ')} answered by a bare replay server ${replay.pid} on ${loadBase} (core 0); our server stopped, posts left out`)
+      console.log(`bench:routes: --replay-with ${options.replay}: ${routes.join(', ')} answered by a bare replay server ${replay.pid} (${options.replay}) on ${loadBase} (core 0); our server stopped, posts left out`)
     }
     const meters = makeMeters(replay ? replay.pid : (target.server?.pids ?? null), replay ? null : (target.server?.redis?.pid ?? null))
     const acks: Acknowledgement[] = []
@@ -494,7 +499,7 @@ async function main(): Promise<void> {
     const name = `routes-${stamp}`
     const file = join(options.out, `${name}.json`)
     writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
-    const title = `Routes profile (${report.profile}${options.replay ? ', replayed: the generator alone' : ''}), ${options.clients} client${options.clients === 1 ? '' : 's'}, ${options.gzip ? 'gzip' : 'identity'} — ${stamp}`
+    const title = `Routes profile (${report.profile}${options.replay ? `, replayed on ${options.replay === 'raw' ? 'raw sockets: the generator alone' : options.replay}` : ''}), ${options.clients} client${options.clients === 1 ? '' : 's'}, ${options.gzip ? 'gzip' : 'identity'} — ${stamp}`
     const extra = [
       `Fixture: ${report.fixture} (${fixtureSize.messages.toLocaleString('en-US')} messages, ${fixtureSize.users.toLocaleString('en-US')} users).`,
       `Write audit: ${acks.length} acknowledged posts, ${audit.length === 0 ? 'ok' : audit.join('; ')}.`,

@@ -53,10 +53,12 @@ interface Page {
   cache: string | undefined
 }
 
-// A page as a browser gets it (gzip, decoded strictly), with the page cache's outcome.
+// A page as a browser gets it (gzip, decoded strictly), with what the caches did: 'hit' when the
+// response memo or the page cache answered it.
 async function page(app: FastifyInstance, cookie: string, url: string, encoding = 'gzip'): Promise<Page> {
   const response = await inject(app, cookie, { method: 'GET', url, headers: { 'accept-encoding': encoding } })
-  const cache = /(?:^|, )page;desc="(\w+)"/.exec(String(response.headers['server-timing'] ?? ''))?.[1]
+  const timing = String(response.headers['server-timing'] ?? '')
+  const cache = /(?:^|, )memo;desc="hit"/.test(timing) ? 'hit' : /(?:^|, )page;desc="(\w+)"/.exec(timing)?.[1]
   return { status: response.statusCode, location: response.headers.location as string | undefined, body: decodeStrictly(response).toString('utf8'), cache }
 }
 

@@ -42,8 +42,10 @@ function get(app: FastifyInstance, cookie: string, url: string, headers: Record<
   return inject(app, cookie, { method: 'GET', url, headers })
 }
 
+// The page cache itself, under test here, without the response memo in front of it (which
+// answers the third identical request: test/plugins/response-memo.test.ts).
 async function setup(t: TestContext, env: Record<string, string> = {}) {
-  const { app } = await buildTestApp(t, { env })
+  const { app } = await buildTestApp(t, { env: { CAMPFIRE_RESPONSE_MEMO: 'off', ...env } })
   const messages = await seed(app, hq, users.jz.id, 45, 'coffee talk')
   await seed(app, pets, users.kevin.id, 3, 'pets')
   const david = await signIn(app, 'david')

@@ -12,7 +12,7 @@ export default async function sidebars(app: FastifyInstance) {
   // (presence and other people's rooms move none of them). Unread marks are left as slots in
   // the cached page and filled from the person's memberships on every request, so reading a
   // room or a post elsewhere keeps it (server/rendering/unread-slots.ts).
-  app.get('/users/:user_id/sidebar', async (request, reply) => {
+  app.get('/users/:user_id/sidebar', app.memoized(async (request, reply) => {
     const user = request.user!
     const render = (m: Models, slots: boolean) => {
       const account = m.accounts.first()
@@ -45,5 +45,5 @@ export default async function sidebars(app: FastifyInstance) {
     }
     request.cacheStats.page = 'miss'
     return reply.sendSlottedPage(await cache.admitSlotted(key, found.signature!, found.html!), found.unread)
-  })
+  }))
 }

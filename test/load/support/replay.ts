@@ -1,6 +1,8 @@
 // bench:routes --replay: the responses our server gave, recorded whole, then answered by a bare
-// server (replay-server.mjs) on the server's core, so a run measures the generator alone: how many
-// requests a second it can send, read and validate on its core, and its CPU per request.
+// server (replay-server.mjs) on the server's core. On raw sockets a run measures the generator
+// alone: how many requests a second it can send, read and validate on its core, and its CPU per
+// request. On Node's http server, or a bare Fastify app, it measures what that layer costs before
+// any of our code (--replay-with).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -17,11 +19,27 @@ const DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'conte
 // came off the wire, with a Content-Length of that body.
 export function recordResponse(answer: Answer): Buffer {
   let head = `HTTP/1.1 ${answer.status} Recorded\r\n`
+  for (const [name, value] of recordedHeaders(answer)) head += `${name}: ${value}\r\n`
+  return Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from('\r\n'), answer.wire])
+}
+
+// The headers a replay sends, in order, with a Content-Length of the body as it came off the wire.
+export function recordedHeaders(answer: Answer): [string, string][] {
+  const pairs: [string, string][] = []
   for (const [name, value] of Object.entries(answer.headers)) {
     if (DROPPED.has(name) || value === undefined) continue
-    for (const one of Array.isArray(value) ? value : [value]) head += `${name}: ${one}\r\n`
+    for (const one of Array.isArray(value) ? value : [value]) pairs.push([name, String(one)])
   }
-  return Buffer.concat([Buffer.from(`${head}content-length: ${answer.wire.length}\r\n\r\n`, 'latin1'), answer.wire])
+  pairs.push(['content-length', String(answer.wire.length)])
+  return pairs
+}
+
+export const REPLAY_LAYERS = ['raw', 'http', 'fastify'] as const
+export type ReplayLayer = (typeof REPLAY_LAYERS)[number]
+
+export interface Recorded {
+  path: string
+  answer: Answer
 }
 
 export interface Replay {
@@ -30,12 +48,14 @@ export interface Replay {
   stop(): Promise<void>
 }
 
-export async function startReplay(entries: { path: string; response: Buffer }[]): Promise<Replay> {
+export async function startReplay(entries: Recorded[], layer: ReplayLayer = 'raw'): Promise<Replay> {
   const dir = mkdtempSync(join(tmpdir(), 'campfire-bench-replay-'))
   const table = join(dir, 'responses.json')
-  writeFileSync(table, JSON.stringify(entries.map((e) => ({ path: e.path, response: e.response.toString('base64') }))))
+  writeFileSync(table, JSON.stringify(entries.map(({ path, answer }) => ({
+    path, response: recordResponse(answer).toString('base64'), status: answer.status, headers: recordedHeaders(answer), body: answer.wire.toString('base64'),
+  }))))
   const command = pinningAvailable() ? ['taskset', '-c', SERVER_CORE, process.execPath] : [process.execPath]
-  const child: ChildProcess = spawn(command[0]!, [...command.slice(1), REPLAY_SERVER, table], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child: ChildProcess = spawn(command[0]!, [...command.slice(1), REPLAY_SERVER, table, layer], { stdio: ['ignore', 'pipe', 'inherit'] })
   const port = await new Promise<number>((resolve, reject) => {
     let out = ''
     child.stdout!.on('data', (chunk: Buffer) => {
