@@ -38,6 +38,21 @@ export function forgeryVerdict(request: FastifyRequest): string | null {
   return `Sec-Fetch-Site ${String(site)}`
 }
 
+// URL.canParse of each distinct origin once: a server sees the same few Host headers on every
+// request, and parsing one took 2% of a cached page's CPU. Any number of made-up hosts only
+// empties the memo.
+const ORIGINS_KEPT = 1000
+const origins = new Map<string, boolean>()
+function validOrigin(origin: string): boolean {
+  let valid = origins.get(origin)
+  if (valid === undefined) {
+    if (origins.size >= ORIGINS_KEPT) origins.clear()
+    valid = URL.canParse(origin)
+    origins.set(origin, valid)
+  }
+  return valid
+}
+
 export default fp(
   async function security(app, options: { config: Config }) {
     const { config } = options
@@ -57,7 +72,7 @@ export default fp(
       reply.header('referrer-policy', 'strict-origin-when-cross-origin')
       // Every absolute URL the app makes (redirect URIs, push and email links) starts from the Host
       // header: one that names no valid host (a port past 65535, markup) is refused here, once.
-      if (!URL.canParse(requestOrigin(request))) return void reply.sendError(400, 'That request names no valid host.')
+      if (!validOrigin(requestOrigin(request))) return void reply.sendError(400, 'That request names no valid host.')
       if (config.disableSsl || !redirectedToHttps(request, reply)) done()
     })
 
