@@ -20,17 +20,19 @@ const SIGHTINGS_KEPT = 10_000
 
 export class ResponseMemo {
   private readonly entries: LRUCache<string, MemoEntry>
-  // Digests of keys asked for once (a key, with its headers, is most of a kilobyte): a response
-  // is kept only when its request comes a second time, so that a proxy that adds a header of its
-  // own to every request (an id) costs no copies that are never sent again.
-  private readonly sightings: LRUCache<string, true>
+  // Digests of keys asked for (a key, with its headers, is most of a kilobyte), each with the
+  // generation it was last asked at: a response is kept only when its request comes a second time
+  // at the same generation. A proxy that adds a header of its own to every request (an id), or a
+  // chat busy enough that something is written between any two visits to a page, costs no copies
+  // that would never be sent again.
+  private readonly sightings: LRUCache<string, number>
 
   constructor(maxBytes: number) {
     this.entries = new LRUCache<string, MemoEntry>({
       maxSize: Math.max(1, maxBytes),
       sizeCalculation: (entry, key) => Math.max(1, entry.body.length + key.length * 2 + OVERHEAD_BYTES),
     })
-    this.sightings = new LRUCache<string, true>({ max: SIGHTINGS_KEPT })
+    this.sightings = new LRUCache<string, number>({ max: SIGHTINGS_KEPT })
   }
 
   // The response kept under this key for this generation; one from an older generation is
@@ -43,12 +45,13 @@ export class ResponseMemo {
     return undefined
   }
 
-  // Whether a response to this key would be kept: true from its second sighting on.
-  wouldKeep(key: string): boolean {
+  // Whether a response to this key at this generation would be kept: when the key was last asked
+  // for at the same generation.
+  wouldKeep(key: string, generation: number): boolean {
     const digest = createHash('sha1').update(key).digest('base64')
-    if (this.sightings.has(digest)) return true
-    this.sightings.set(digest, true)
-    return false
+    const before = this.sightings.get(digest)
+    this.sightings.set(digest, generation)
+    return before === generation
   }
 
   // Keeps the response; a body that is a view into a larger buffer (a pooled slab, zlib's chunk)

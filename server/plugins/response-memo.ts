@@ -76,7 +76,7 @@ export default fp(
         return true
       }
       request.cacheStats.memo = 'miss'
-      if (memo.wouldKeep(key)) {
+      if (memo.wouldKeep(key, request.generation)) {
         request.memoKey = key
         request.memoCookies = options.cookies
       }

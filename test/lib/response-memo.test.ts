@@ -4,11 +4,15 @@ import { ResponseMemo } from '../../server/lib/response-memo.ts'
 
 const entry = (generation: number, body: Buffer) => ({ generation, status: 200, headers: { 'content-type': 'text/html' }, body })
 
-test('a response is worth keeping from the second time its request is seen', () => {
+test('a response is worth keeping once its request has come twice at the same generation', () => {
   const memo = new ResponseMemo(1024 * 1024)
-  assert.equal(memo.wouldKeep('GET /a'), false)
-  assert.equal(memo.wouldKeep('GET /a'), true)
-  assert.equal(memo.wouldKeep('GET /b'), false)
+  assert.equal(memo.wouldKeep('GET /a', 1), false)
+  assert.equal(memo.wouldKeep('GET /a', 1), true)
+  assert.equal(memo.wouldKeep('GET /b', 1), false)
+  // Something was written between two visits: the second is a first sighting again.
+  assert.equal(memo.wouldKeep('GET /b', 2), false)
+  assert.equal(memo.wouldKeep('GET /b', 3), false)
+  assert.equal(memo.wouldKeep('GET /b', 3), true)
 })
 
 test('a kept response is found at its own generation only, and dropped once found stale', () => {
