@@ -311,3 +311,17 @@ test('a Host header that names no valid host is a 400, signed in or not, before 
   }
   assert.equal((await app.inject({ method: 'GET', url: '/session/new', headers: { host: 'chat.example.com:8080' } })).statusCode, 200)
 })
+
+test('the verdict on a Host is the same the thousandth time, for a long host and after a flood of others', async (t) => {
+  const { app } = await buildTestApp(t)
+  const verdict = async (host: string) => (await app.inject({ method: 'GET', url: '/up', headers: { host } })).statusCode
+  const long = `${'a'.repeat(300)}.example.com`
+  for (let i = 0; i < 3; i++) {
+    assert.equal(await verdict('localhost:99999'), 400)
+    assert.equal(await verdict(`${long}:99999`), 400)
+    assert.equal(await verdict(long), 200)
+  }
+  for (let i = 0; i < 1100; i++) await verdict(`host-${i}.example.com`)
+  assert.equal(await verdict('localhost:99999'), 400)
+  assert.equal(await verdict('chat.example.com'), 200)
+})
