@@ -15,6 +15,9 @@ declare module 'fastify' {
   interface FastifyRequest {
     user: UserRow | null
     session: SessionRow | null
+    // The database's generation, read before the session was looked up (-1 where it was not: no
+    // session cookie). The response memo (plugins/response-memo.ts) keeps answers under it.
+    generation: number
   }
   interface FastifyReply {
     // Starts a session and sets its cookie; answers the session's token.
@@ -54,6 +57,7 @@ export default fp(
     app.decorate('signing', signing)
     app.decorateRequest('user', null)
     app.decorateRequest('session', null)
+    app.decorateRequest('generation', -1)
 
     function sessionToken(request: FastifyRequest): string | undefined {
       const signed = request.cookies[SESSION_COOKIE]

@@ -11,9 +11,6 @@ declare module 'fastify' {
     memoized<Request extends FastifyRequest>(handler: (request: Request, reply: FastifyReply) => Promise<unknown>, options?: MemoOptions): (request: Request, reply: FastifyReply) => Promise<unknown>
   }
   interface FastifyRequest {
-    // The database's generation, read by authentication before it looked the session up
-    // (-1 where it did not: no session cookie).
-    generation: number
     memoKey: string | null
     memoCookies: readonly string[] | undefined
   }
@@ -53,7 +50,6 @@ export default fp(
     const { cache } = options.config
     const memo = cache.responseMemo ? new ResponseMemo(cache.responseMemoBytes) : null
     app.decorate('responseMemo', memo)
-    app.decorateRequest('generation', -1)
     app.decorateRequest('memoKey', null)
     app.decorateRequest('memoCookies', undefined)
 

@@ -1,8 +1,8 @@
 // bench:routes --replay's bare server: answers each GET with the response recorded for its path,
 // on keep-alive connections, and nothing else. No database, no rendering. Three floors, one under
 // the other (--replay-with):
-//   raw      net sockets writing the whole recorded response (status line, headers, body): the
-//            generator's own ceiling, and what the bytes cost to write at all;
+//   raw      net sockets writing the whole response as one buffer (status line, headers, body),
+//            made once at start: the generator's own ceiling, and what the bytes cost to write;
 //   http     Node's http server: its parser, its headers and its ServerResponse, then the same
 //            status, headers and body;
 //   fastify  a Fastify app with one route per path and nothing else (no plugin, no hook): what the
@@ -10,7 +10,7 @@
 // Plain JavaScript under plain node, pinned to the server's core by the bench.
 //
 //   node replay-server.mjs TABLE.json [raw|http|fastify]
-//   TABLE: [{ "path": "/…", "response": "<base64>", "status": N, "headers": [[name, value], …], "body": "<base64>" }, …]
+//   TABLE: [{ "path": "/…", "status": N, "headers": [[name, value], …], "body": "<base64>" }, …]
 // Prints {"port": N} on stdout once it listens.
 import { readFileSync } from 'node:fs'
 import http from 'node:http'
@@ -22,7 +22,11 @@ const listening = (server) => server.listen(0, '127.0.0.1', () => process.stdout
 process.on('SIGTERM', () => process.exit(0))
 
 if (mode === 'raw') {
-  const responses = new Map(table.map((entry) => [entry.path, Buffer.from(entry.response, 'base64')]))
+  const whole = ({ status, headers, body }) => {
+    const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')
+    return Buffer.concat([Buffer.from(`HTTP/1.1 ${status} Recorded\r\n${head}\r\n`, 'latin1'), Buffer.from(body, 'base64')])
+  }
+  const responses = new Map(table.map((entry) => [entry.path, whole(entry)]))
   const NOT_FOUND = Buffer.from('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n')
   const server = net.createServer({ noDelay: true }, (socket) => {
     let pending = ''

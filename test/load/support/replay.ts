@@ -15,16 +15,8 @@ const REPLAY_SERVER = fileURLToPath(new URL('./replay-server.mjs', import.meta.u
 // Per connection, not per response: a replayed one would be stale or wrong.
 const DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date'])
 
-// The whole response as bytes: its status, its headers (as Node read them) and its body as it
-// came off the wire, with a Content-Length of that body.
-export function recordResponse(answer: Answer): Buffer {
-  let head = `HTTP/1.1 ${answer.status} Recorded\r\n`
-  for (const [name, value] of recordedHeaders(answer)) head += `${name}: ${value}\r\n`
-  return Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from('\r\n'), answer.wire])
-}
-
 // The headers a replay sends, in order, with a Content-Length of the body as it came off the wire.
-export function recordedHeaders(answer: Answer): [string, string][] {
+function recordedHeaders(answer: Answer): [string, string][] {
   const pairs: [string, string][] = []
   for (const [name, value] of Object.entries(answer.headers)) {
     if (DROPPED.has(name) || value === undefined) continue
@@ -52,7 +44,7 @@ export async function startReplay(entries: Recorded[], layer: ReplayLayer = 'raw
   const dir = mkdtempSync(join(tmpdir(), 'campfire-bench-replay-'))
   const table = join(dir, 'responses.json')
   writeFileSync(table, JSON.stringify(entries.map(({ path, answer }) => ({
-    path, response: recordResponse(answer).toString('base64'), status: answer.status, headers: recordedHeaders(answer), body: answer.wire.toString('base64'),
+    path, status: answer.status, headers: recordedHeaders(answer), body: answer.wire.toString('base64'),
   }))))
   const command = pinningAvailable() ? ['taskset', '-c', SERVER_CORE, process.execPath] : [process.execPath]
   const child: ChildProcess = spawn(command[0]!, [...command.slice(1), REPLAY_SERVER, table, layer], { stdio: ['ignore', 'pipe', 'inherit'] })
